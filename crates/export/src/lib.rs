@@ -1,0 +1,29 @@
+//! Every file orogen writes.
+//!
+//! Stages compute layers; this crate turns a [`World`](orogen_world::World) into files. It owns
+//! paths, temporary names and renames ([`atomic`]), the raster sampling of the conventions
+//! ([`grid`]), the height mapping ([`heights`]), PNG encoding ([`png`]) and the `world.json`
+//! sidecar ([`sidecar`]). Nothing else in orogen writes a file.
+//!
+//! ```
+//! use orogen_export::{atomic::OutDir, grid::PixelGrid, png};
+//! use ndarray::Array2;
+//!
+//! let dir = std::env::temp_dir().join(format!("orogen-doc-{}", std::process::id()));
+//! let mut out = OutDir::create(&dir)?;
+//! let grid = PixelGrid::centres(8, 1.0, 1.0)?;
+//! let pixels = Array2::from_shape_fn((grid.ny, grid.nx), |(row, col)| (row * 8 + col) as u16 * 1000);
+//! out.write("ramp.png", |w| png::write_gray16(w, pixels.view()))?;
+//! assert_eq!(out.files(), ["ramp.png"]);
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok::<(), orogen_export::ExportError>(())
+//! ```
+
+pub mod atomic;
+mod error;
+pub mod grid;
+pub mod heights;
+pub mod png;
+pub mod sidecar;
+
+pub use error::ExportError;

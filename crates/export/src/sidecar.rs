@@ -1,0 +1,79 @@
+//! `world.json`: what a run was and what it wrote.
+
+use serde::Serialize;
+
+use crate::grid::PixelGrid;
+use crate::heights::Normalize;
+
+/// The sidecar every run writes beside its outputs.
+#[derive(Debug, Serialize)]
+pub struct WorldJson<'a> {
+    /// The orogen version that wrote the files.
+    pub orogen_version: &'a str,
+    /// The world seed.
+    pub seed: u64,
+    /// Every parameter of the run (the full configuration).
+    pub config: &'a serde_json::Value,
+    /// How rasters sample the map.
+    pub sampling: Option<SamplingJson>,
+    /// How heights map to metres and 16 bits.
+    pub height_mapping: HeightMapping,
+    /// The files written, in order.
+    pub files: &'a [String],
+}
+
+/// The raster sampling recorded in the sidecar.
+#[derive(Debug, Serialize)]
+pub struct SamplingJson {
+    pub kind: crate::grid::Sampling,
+    pub width_px: usize,
+    pub height_px: usize,
+    pub axes: &'static str,
+}
+
+impl From<&PixelGrid> for SamplingJson {
+    fn from(grid: &PixelGrid) -> Self {
+        SamplingJson {
+            kind: grid.sampling,
+            width_px: grid.nx,
+            height_px: grid.ny,
+            axes: "x right (east), y down (south); row 0 is the north edge",
+        }
+    }
+}
+
+/// The height mapping recorded in the sidecar.
+#[derive(Debug, Serialize)]
+pub struct HeightMapping {
+    pub normalize: Normalize,
+    pub metres_at_0: f64,
+    pub metres_at_65535: f64,
+    pub sea_level_u16: u16,
+    pub max_height_m: f64,
+    pub max_depth_m: f64,
+    pub world_size_m: f64,
+}
+
+impl HeightMapping {
+    /// The mapping for a metre range (at 0, at 65535).
+    pub fn new(meta: &orogen_world::WorldMeta, normalize: Normalize, range: (f64, f64)) -> Self {
+        HeightMapping {
+            normalize,
+            metres_at_0: range.0,
+            metres_at_65535: range.1,
+            sea_level_u16: crate::heights::to_u16(0.0, range),
+            max_height_m: meta.max_height_m,
+            max_depth_m: meta.max_depth_m,
+            world_size_m: meta.world_size_m,
+        }
+    }
+}
+
+impl WorldJson<'_> {
+    /// Writes the sidecar as pretty JSON.
+    pub fn write(&self, w: &mut dyn std::io::Write) -> Result<(), crate::ExportError> {
+        serde_json::to_writer_pretty(&mut *w, self)
+            .map_err(|e| crate::ExportError::encode("world.json", e))?;
+        w.write_all(b"\n").map_err(crate::atomic::io("world.json"))
+    }
+}

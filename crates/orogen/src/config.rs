@@ -1,0 +1,187 @@
+use orogen_export::heights::Normalize;
+use orogen_world::params::{ParamError, in_range, positive_finite};
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// The most cells a world may have: region and corner indices are `u32`, and a world of this
+/// size needs about 10 GiB.
+pub const MAX_CELLS: usize = 8_000_000;
+
+/// The whole configuration of a run: every stage's parameters. `Default` gives the documented
+/// defaults; a config file (TOML) may give any subset.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub world: WorldParams,
+    pub export: ExportParams,
+}
+
+/// World-wide parameters every stage reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorldParams {
+    /// The world seed. Default: 123 (the reference's command line).
+    pub seed: u64,
+    /// Regions (Voronoi cells), boundary sites included. Default: 50,000. Range: 3 ..= 8,000,000.
+    pub cells: usize,
+    /// Map width in map units. Default: 1.0. Range: finite, > 0, with width / height in 1e-4 ..= 1e4.
+    pub width: f64,
+    /// Map height in map units. Default: 1.0.
+    pub height: f64,
+    /// Water level on the base-height scale. Default: 0.35. Range: 0 ..= 1.
+    pub water_level: f64,
+    /// The map's width in metres. Default: 100,000. Range: 1 ..= 1e8.
+    pub world_size_m: f64,
+    /// Metres at the highest land. Default: 2,000. Range: 1 ..= 1e5.
+    pub max_height_m: f64,
+    /// Metres below sea level at the deepest water. Default: 1,000. Range: 1 ..= 1e5.
+    pub max_depth_m: f64,
+}
+
+impl Default for WorldParams {
+    fn default() -> Self {
+        let meta = orogen_world::WorldMeta::default();
+        WorldParams {
+            seed: meta.seed,
+            cells: 50_000,
+            width: meta.width,
+            height: meta.height,
+            water_level: meta.water_level,
+            world_size_m: meta.world_size_m,
+            max_height_m: meta.max_height_m,
+            max_depth_m: meta.max_depth_m,
+        }
+    }
+}
+
+/// What the run writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExportParams {
+    /// Image width in pixels; the height follows the map's aspect. Default: 1024. Range: 1 ..= 32,768.
+    pub resolution: usize,
+    /// The 16-bit height mapping. Default: fixed ([-max_depth_m, max_height_m]).
+    pub normalize: Normalize,
+    /// Also write the whole world as `world.npz`. Default: false.
+    pub save_world: bool,
+}
+
+impl Default for ExportParams {
+    fn default() -> Self {
+        ExportParams {
+            resolution: 1024,
+            normalize: Normalize::Fixed,
+            save_world: false,
+        }
+    }
+}
+
+impl WorldParams {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        in_range("cells", self.cells, 3..=MAX_CELLS)?;
+        positive_finite("width", self.width)?;
+        positive_finite("height", self.height)?;
+        in_range("width / height", self.width / self.height, 1e-4..=1e4)?;
+        in_range("water_level", self.water_level, 0.0..=1.0)?;
+        in_range("world_size_m", self.world_size_m, 1.0..=1e8)?;
+        in_range("max_height_m", self.max_height_m, 1.0..=1e5)?;
+        in_range("max_depth_m", self.max_depth_m, 1.0..=1e5)?;
+        Ok(())
+    }
+
+    /// The world's fixed part.
+    pub fn meta(&self) -> orogen_world::WorldMeta {
+        orogen_world::WorldMeta {
+            seed: self.seed,
+            width: self.width,
+            height: self.height,
+            water_level: self.water_level,
+            world_size_m: self.world_size_m,
+            max_height_m: self.max_height_m,
+            max_depth_m: self.max_depth_m,
+        }
+    }
+}
+
+impl ExportParams {
+    /// Checks every field.
+    pub fn validate(&self, world: &WorldParams) -> Result<(), ParamError> {
+        orogen_export::grid::PixelGrid::centres(self.resolution, world.width, world.height)?;
+        Ok(())
+    }
+}
+
+/// A generous estimate of the peak memory of a run, in bytes: about 1.5 KiB per cell (mesh,
+/// Lloyd buffers, layers) and 40 bytes per output pixel (float masters, colour buffers, encoders).
+pub fn memory_estimate_bytes(config: &Config) -> f64 {
+    let cells = config.world.cells as f64;
+    let nx = config.export.resolution as f64;
+    let ny = (nx * config.world.height / config.world.width)
+        .round()
+        .max(1.0);
+    cells * 1536.0 + nx * ny * 40.0 + 64.0 * 1024.0 * 1024.0
+}
+
+/// The memory this machine can give, from `/proc/meminfo` (MemAvailable), or 4 GiB where that
+/// cannot be read.
+fn available_memory_bytes() -> f64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse::<f64>().ok())
+        })
+        .map_or(4.0 * 1024.0 * 1024.0 * 1024.0, |kib| kib * 1024.0)
+}
+
+impl Config {
+    /// Checks every parameter of every stage, then the memory estimate, before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        self.world.validate()?;
+        self.export.validate(&self.world)?;
+        let need = memory_estimate_bytes(self);
+        let have = available_memory_bytes();
+        if need > have {
+            const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+            return Err(Error::Memory {
+                need_gib: need / GIB,
+                have_gib: have / GIB,
+            });
+        }
+        Ok(())
+    }
+
+    /// Parses a TOML config (any subset of the fields; the rest keep their defaults).
+    pub fn from_toml(text: &str, path: &str) -> Result<Self, Error> {
+        toml::from_str(text).map_err(|e| Error::Config {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The config as TOML, which [`Config::from_toml`] reads back to the same config.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a config always serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_toml_round_trips() {
+        let config = Config::default();
+        config.validate().unwrap();
+        let back = Config::from_toml(&config.to_toml(), "x").unwrap();
+        assert_eq!(back, config);
+        let partial = Config::from_toml("[world]\nseed = 7\n", "x").unwrap();
+        assert_eq!(partial.world.seed, 7);
+        assert_eq!(partial.world.cells, 50_000);
+        assert!(Config::from_toml("[world]\nsede = 7\n", "x").is_err());
+    }
+}

@@ -1,0 +1,39 @@
+use thiserror::Error;
+
+/// Everything the pipeline can fail with. Invalid input is told apart from internal failures,
+/// so the command can exit with 2 or 1.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter out of range, caught before any work.
+    #[error("invalid parameter: {0}")]
+    Param(#[from] orogen_world::params::ParamError),
+    /// The run would need more memory than the machine has; refused before allocating.
+    #[error(
+        "the request needs about {need_gib:.1} GiB of memory but this machine has {have_gib:.1} GiB available: lower `cells` or `resolution`"
+    )]
+    Memory { need_gib: f64, have_gib: f64 },
+    /// A configuration file that cannot be read or parsed.
+    #[error("config {path}: {message}")]
+    Config { path: String, message: String },
+    /// A world file or layer problem.
+    #[error(transparent)]
+    World(#[from] orogen_world::WorldError),
+    /// Writing an output failed.
+    #[error(transparent)]
+    Export(#[from] orogen_export::ExportError),
+}
+
+impl Error {
+    /// True when the user's input was at fault (exit code 2), false for internal failures (1).
+    pub fn is_invalid_input(&self) -> bool {
+        match self {
+            Error::Param(_) | Error::Memory { .. } | Error::Config { .. } => true,
+            Error::World(e) => matches!(
+                e,
+                orogen_world::WorldError::BadArray { .. } | orogen_world::WorldError::Npz(_)
+            ),
+            Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! orogen generates whole game worlds: a relaxed Voronoi mesh, land shaped by noise and
+//! anchors, rivers, biomes and flora, exported for engines, GIS and NumPy.
+//!
+//! This crate is the pipeline: it alone knows the stage order, holds one [`Config`] with every
+//! stage's parameters, derives each stage's seed from the world seed, and runs the stages
+//! ([`generate`]). The stage crates (`orogen-mesh`, `orogen-elevation`, ...) are usable on their
+//! own; `orogen-export` writes the files ([`write_outputs`]). The `orogen` binary is a thin clap
+//! front end over this library, so everything the command does is available to a program.
+//!
+//! ```
+//! let mut config = orogen::Config::default();
+//! config.world.cells = 500;
+//! let world = orogen::generate(&config)?;
+//! assert_eq!(world.meta.seed, config.world.seed);
+//! # Ok::<(), orogen::Error>(())
+//! ```
+
+mod config;
+mod error;
+mod outputs;
+mod pipeline;
+
+pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
+pub use error::Error;
+pub use outputs::write_outputs;
+pub use pipeline::{STAGES, Timings, generate, generate_timed};

@@ -1,0 +1,42 @@
+//! The world format shared by every orogen stage.
+//!
+//! A [`World`] is the dual mesh of the conventions ([`DualMesh`]: regions are Delaunay sites and
+//! Voronoi cells, corners are Delaunay triangles), a small [`WorldMeta`], and named ndarray
+//! [`Layer`]s that the stages add: per region, per corner, rasters, tables and ragged lists in CSR
+//! form. A layer not computed yet is absent, not zero. Export reads only the world, so everything
+//! an output needs is a layer.
+//!
+//! The crate also holds the vocabulary every stage shares: the ids of [`ids`], the seed
+//! derivation of [`seed`], and the parameter errors of [`params`]. It knows no paths: a world is
+//! written to any [`std::io::Write`] and read from any [`std::io::Read`] as one `.npz`
+//! ([`World::write_npz`], [`World::read_npz`]).
+//!
+//! ```
+//! use orogen_world::{Domain, World, WorldMeta};
+//! use ndarray::Array1;
+//!
+//! let mut world = World::new(WorldMeta::default());
+//! world.set_layer("temperature", Domain::Free, Array1::from(vec![1.5f32, 2.5]).into_dyn())?;
+//! let mut bytes = Vec::new();
+//! world.write_npz(&mut bytes, "{}")?;
+//! let (back, config) = World::read_npz(&bytes[..])?;
+//! assert_eq!(back, world);
+//! assert_eq!(config, "{}");
+//! # Ok::<(), orogen_world::WorldError>(())
+//! ```
+
+mod csr;
+mod error;
+pub mod ids;
+mod io;
+mod layer;
+mod mesh;
+pub mod params;
+pub mod seed;
+mod world;
+
+pub use csr::Csr;
+pub use error::WorldError;
+pub use layer::{Domain, Layer, Values};
+pub use mesh::DualMesh;
+pub use world::{World, WorldMeta};

@@ -1,0 +1,40 @@
+//! Helpers shared by the workspace tests in `tests/tests/`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the root")
+        .to_owned()
+}
+
+/// Runs the `orogen` binary (built by cargo for this test run) with `args`.
+pub fn orogen(args: &[&str]) -> Output {
+    let bin = orogen_bin();
+    Command::new(&bin)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
+}
+
+/// The path of the `orogen` binary, built on demand in the same profile as the tests.
+pub fn orogen_bin() -> PathBuf {
+    static BUILT: std::sync::Once = std::sync::Once::new();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace_root().join("target"), PathBuf::from);
+    BUILT.call_once(|| {
+        let status = Command::new(&cargo)
+            .current_dir(workspace_root())
+            .args(["build", "--quiet", "-p", "orogen", "--bin", "orogen"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building orogen failed");
+    });
+    target
+        .join("debug")
+        .join(format!("orogen{}", std::env::consts::EXE_SUFFIX))
+}

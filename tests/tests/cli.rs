@@ -1,0 +1,79 @@
+//! The command line: invalid input refused before any work with exit code 2 and one line.
+
+use orogen_tests::orogen;
+
+fn refused(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let mut all = vec!["generate", "--out", out_dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = orogen(&all);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: `{stderr}` does not mention `{needle}`"
+    );
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "{args:?}: more than one line: {stderr}"
+    );
+    assert!(
+        !out_dir.exists(),
+        "{args:?}: work was done before the refusal"
+    );
+}
+
+#[test]
+fn invalid_parameters_are_refused_with_the_allowed_range() {
+    refused(
+        &["--cells", "0"],
+        "cells = 0 is out of range: allowed 3 ..= 8000000",
+    );
+    refused(&["--cells", "1000000000000"], "allowed 3 ..= 8000000");
+    refused(&["--size", "NaN"], "width = NaN");
+    refused(
+        &["--water-level", "7"],
+        "water_level = 7 is out of range: allowed 0 ..= 1",
+    );
+    refused(&["--resolution", "0"], "resolution = 0");
+    refused(
+        &["--cells", "8000000", "--resolution", "32768"],
+        "GiB of memory",
+    );
+}
+
+#[test]
+fn a_generated_world_writes_its_sidecar_and_world_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = orogen(&[
+        "generate",
+        "--quiet",
+        "--cells",
+        "200",
+        "--save-world",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("world.json")).unwrap()).unwrap();
+    assert_eq!(sidecar["seed"], 123);
+    assert_eq!(sidecar["config"]["world"]["cells"], 200);
+    assert!(
+        sidecar["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "world.npz")
+    );
+    let bytes = std::fs::read(dir.path().join("world.npz")).unwrap();
+    let (world, config) = orogen_world::World::read_npz(&bytes[..]).unwrap();
+    assert_eq!(world.meta.seed, 123);
+    assert!(config.contains("\"cells\":200"), "{config}");
+}

@@ -1,0 +1,78 @@
+//! `cargo xtask COMMAND [ARGS]`: thin calls of `orogen` subcommands or of cargo.
+//!
+//! Every command that makes worlds builds the `orogen` binary in release and runs one of its
+//! subcommands; the orchestration itself lives in the `orogen` crate, so a user without this
+//! repository has it too. xtask depends on no orogen crate.
+//!
+//! - `cargo xtask generate [ARGS]`: `orogen generate --out out ARGS` (give `--out DIR` to choose).
+//! - `cargo xtask bench [ARGS]`: `cargo bench -p orogen-benches ARGS`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+fn main() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let Some(task) = args.next() else {
+        bail!("usage: cargo xtask <generate|bench> [ARGS]");
+    };
+    let rest: Vec<String> = args.collect();
+    match task.as_str() {
+        "generate" => {
+            let mut orogen_args = vec!["generate".to_owned()];
+            if !rest.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
+                orogen_args.extend(["--out".to_owned(), root().join("out").display().to_string()]);
+            }
+            orogen_args.extend(rest);
+            run_orogen(&orogen_args)
+        }
+        "bench" => run(Command::new(cargo())
+            .current_dir(root())
+            .args(["bench", "-p", "orogen-benches"])
+            .args(&rest)),
+        other => bail!("unknown task `{other}`; known: generate, bench"),
+    }
+}
+
+/// Builds `orogen` in release and runs it with `args`, passing its exit code on.
+fn run_orogen(args: &[String]) -> Result<()> {
+    run(Command::new(cargo()).current_dir(root()).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "orogen",
+        "--bin",
+        "orogen",
+    ]))?;
+    let bin = target_dir()
+        .join("release")
+        .join(format!("orogen{}", std::env::consts::EXE_SUFFIX));
+    run(Command::new(bin).args(args))
+}
+
+fn run(cmd: &mut Command) -> Result<()> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run {cmd:?}"))?;
+    if !status.success() {
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    Ok(())
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace root")
+        .to_owned()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
+}

@@ -5,21 +5,19 @@ use ndarray::{Array1, Array2};
 use orogen_world::{Csr, DualMesh};
 use rayon::prelude::*;
 
-use crate::delaunay::{Delaunay, NONE, from_triangles, next};
+use crate::delaunay::{Delaunay, NONE, next};
 use crate::sites::zorder_permutation;
 
 /// Reorders the triangles in Z-order of their centroids (locality for every later stage) and
 /// rebuilds the half-edge arrays.
-pub fn sort_triangles(del: Delaunay, sites: &[[f64; 2]], width: f64, height: f64) -> Delaunay {
-    let n = del.start.len();
+pub fn sort_triangles(del: &Delaunay, sites: &[[f64; 2]], width: f64, height: f64) -> Delaunay {
     let centroids: Vec<[f64; 2]> = del
         .triangles
         .par_iter()
         .map(|t| centroid(sites, t))
         .collect();
     let order = zorder_permutation(&centroids, width, height);
-    let triangles = order.iter().map(|&t| del.triangles[t as usize]).collect();
-    from_triangles(triangles, n)
+    del.permuted(&order)
 }
 
 fn centroid(sites: &[[f64; 2]], t: &[u32; 3]) -> [f64; 2] {

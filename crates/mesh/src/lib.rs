@@ -195,7 +195,7 @@ fn build_from(
     width: f64,
     height: f64,
 ) -> CellMesh {
-    let del = dual::sort_triangles(del, sites, width, height);
+    let del = dual::sort_triangles(&del, sites, width, height);
     let centres = cells::circumcentres(sites, &del);
     let (polygon_offsets, polygon_xy) = cells::polygons(&cells::Voronoi {
         sites,
@@ -227,8 +227,14 @@ fn relax(
     height: f64,
     iterations: u32,
 ) -> Result<(Delaunay, Vec<f64>), MeshError> {
-    let mut del = triangulate(sites)?;
+    // Triangles in Z-order: every pass over cells walks memory in order.
+    let mut del = dual::sort_triangles(&triangulate(sites)?, sites, width, height);
     let mut cvs = Vec::with_capacity(iterations as usize + 1);
+    // When every hull site is fixed, moved sites keep the hull, and flips repair the
+    // triangulation far faster than triangulating afresh.
+    let fixed_hull = (0..del.opposite.len() as u32)
+        .filter(|&e| del.opposite[e as usize] == NONE)
+        .all(|e| is_boundary[del.origin(e) as usize] != 0);
     for _ in 0..iterations {
         let centres = cells::circumcentres(sites, &del);
         let cells = cells::areas_centroids(&cells::Voronoi {
@@ -246,9 +252,14 @@ fn relax(
                 *site = [c[0].clamp(0.0, width), c[1].clamp(0.0, height)];
             }
         }
+        // Edge flips follow the moved sites (the hull is fixed); where they cannot, spade
+        // triangulates afresh.
+        if fixed_hull && del.repair(sites, &old) {
+            continue;
+        }
         // Centroids of distinct cells are distinct; should rounding ever make two sites meet,
         // the moved one goes back to where it was, deliberately.
-        del = loop {
+        let fresh = loop {
             match triangulate(sites) {
                 Err(MeshError::Duplicate { index, same_as }) => {
                     let back = if is_boundary[index] == 0 && sites[index] != old[index] {
@@ -264,6 +275,7 @@ fn relax(
                 other => break other?,
             }
         };
+        del = dual::sort_triangles(&fresh, sites, width, height);
     }
     Ok((del, cvs))
 }

@@ -405,3 +405,46 @@ fn tiny_and_odd_maps_work() {
     let w = world(300, 1e6, 2e6, &Params::default());
     check_world(&w, true);
 }
+
+#[test]
+fn flip_repair_after_moves_equals_a_fresh_triangulation() {
+    let (sites, flags) = world_sites(5, 3000, 1.0, 1.0, SamplerKind::Uniform).unwrap();
+    let mut del = triangulate(&sites).unwrap();
+    // Move every interior site by up to a few cell spacings: many leave their neighbourhood.
+    let mut rng = seed::rng_from_seed(6);
+    let mut moved = sites.clone();
+    for (p, &b) in moved.iter_mut().zip(&flags) {
+        if b == 0 {
+            let dx = (orogen_sampling::unit_f64(&mut rng) - 0.5) * 0.05;
+            let dy = (orogen_sampling::unit_f64(&mut rng) - 0.5) * 0.05;
+            *p = [
+                (p[0] + dx).clamp(1e-6, 1.0 - 1e-6),
+                (p[1] + dy).clamp(1e-6, 1.0 - 1e-6),
+            ];
+        }
+    }
+    let target = moved.clone();
+    assert!(del.repair(&mut moved, &sites));
+    assert_eq!(moved, target);
+    let canonical = |d: &Delaunay| {
+        let mut tris: Vec<[u32; 3]> = d
+            .triangles
+            .iter()
+            .map(|t| {
+                // Rotate so the smallest index comes first (keeps the orientation).
+                let k = (0..3).min_by_key(|&k| t[k]).unwrap();
+                [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+            })
+            .collect();
+        tris.sort_unstable();
+        tris
+    };
+    assert_eq!(canonical(&del), canonical(&triangulate(&target).unwrap()));
+    // The half-edge arrays stay consistent.
+    for (e, &o) in del.opposite.iter().enumerate() {
+        if o != NONE {
+            assert_eq!(del.opposite[o as usize] as usize, e);
+            assert_eq!(del.origin(o), del.target(e as u32));
+        }
+    }
+}

@@ -15,6 +15,8 @@ pub const MAX_CELLS: usize = 8_000_000;
 pub struct Config {
     pub world: WorldParams,
     pub export: ExportParams,
+    /// Elevation: noise, land anchors, the power curve, raster sources.
+    pub elevation: orogen_elevation::Params,
 }
 
 /// World-wide parameters every stage reads.
@@ -143,6 +145,8 @@ impl Config {
     pub fn validate(&self) -> Result<(), Error> {
         self.world.validate()?;
         self.export.validate(&self.world)?;
+        self.elevation
+            .validate_for_map(self.world.width, self.world.height)?;
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

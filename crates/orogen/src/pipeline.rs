@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &[];
+pub const STAGES: &[&str] = &["elevation"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -44,7 +44,13 @@ pub fn generate(config: &Config) -> Result<World, Error> {
 /// [`generate`], also returning the wall time of each stage.
 pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
-    let timings = Timings::default();
-    let world = World::new(config.world.meta());
+    let mut timings = Timings::default();
+    let mut world = World::new(config.world.meta());
+    // Elevation: needs the mesh.
+    if world.has_mesh() {
+        timings.run("elevation", || {
+            Ok(orogen_elevation::run(&mut world, &config.elevation)?)
+        })?;
+    }
     Ok((world, timings))
 }

@@ -37,7 +37,8 @@ pub fn heightmap(
     let elevations = raster.as_slice().expect("a fresh raster is contiguous");
     let range = heights::range_m(elevations, &world.meta, normalize);
     let meta = &world.meta;
-    let pixels = raster.mapv(|e| heights::to_u16(heights::metres(e, meta), range));
+    let pixels = ndarray::Zip::from(&raster)
+        .par_map_collect(|&e| heights::to_u16(heights::metres(e, meta), range));
     Ok((pixels, HeightMapping::new(meta, normalize, range)))
 }
 

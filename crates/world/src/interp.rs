@@ -219,22 +219,38 @@ fn fill_triangle(
     if r0 > r1 {
         return;
     }
-    let (lo_x, hi_x) = (a[0].min(b[0]).min(c[0]), a[0].max(b[0]).max(c[0]));
-    let Some((c0, c1)) = row_span(lo_x, hi_x, s.x0, s.dx, s.nx) else {
-        return;
-    };
     let inv = 1.0 / det;
     // Tolerance on the barycentric weights: points on an edge belong to both pieces.
     let eps = -1e-9;
     let (v0, v1, v2) = (f64::from(vals[0]), f64::from(vals[1]), f64::from(vals[2]));
+    // Each weight is linear in x along a row: w_k = ax[k] x + bx[k](y).
+    let ax = [(b[1] - c[1]) * inv, (c[1] - a[1]) * inv];
+    let ax = [ax[0], ax[1], -(ax[0] + ax[1])];
     for row in r0..=r1 {
         let y = s.y0 + row as f64 * s.dy;
+        let ba = (b[0] * (c[1] - y) - c[0] * (b[1] - y)) * inv;
+        let bb = (c[0] * (a[1] - y) - a[0] * (c[1] - y)) * inv;
+        let bx = [ba, bb, 1.0 - ba - bb];
+        // The span of x where every weight is >= eps (scanline), then the columns inside it.
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+        for k in 0..3 {
+            if ax[k] > 0.0 {
+                lo = lo.max((eps - bx[k]) / ax[k]);
+            } else if ax[k] < 0.0 {
+                hi = hi.min((eps - bx[k]) / ax[k]);
+            } else if bx[k] < eps {
+                hi = f64::NEG_INFINITY;
+            }
+        }
+        let Some((c0, c1)) = row_span(lo, hi, s.x0, s.dx, s.nx) else {
+            continue;
+        };
         let mut line = chunk.row_mut(row - row0);
         for col in c0..=c1 {
             let x = s.x0 + col as f64 * s.dx;
-            let wa = ((b[0] - x) * (c[1] - y) - (c[0] - x) * (b[1] - y)) * inv;
-            let wb = ((c[0] - x) * (a[1] - y) - (a[0] - x) * (c[1] - y)) * inv;
-            let wc = 1.0 - wa - wb;
+            let wa = ax[0] * x + bx[0];
+            let wb = ax[1] * x + bx[1];
+            let wc = ax[2] * x + bx[2];
             if wa >= eps && wb >= eps && wc >= eps {
                 // Clip the tolerance away so the value stays within the three values.
                 let (wa, wb, wc) = (wa.max(0.0), wb.max(0.0), wc.max(0.0));

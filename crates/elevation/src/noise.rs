@@ -266,6 +266,11 @@ mod tests {
                 .install(|| Fbm::new(&params, 9, 1.0).unwrap().sample(pts.view()))
         };
         let (one, two) = (run(1), run(2));
+        let unwarped = Fbm::new(&FbmParams::default(), 9, 1.0)
+            .unwrap()
+            .sample(pts.view());
+        assert_ne!(one, unwarped, "the warp changes the field");
+        assert!(one.iter().all(|v| (0.0..=1.0).contains(v)));
         assert!(
             one.iter()
                 .zip(two.iter())

@@ -329,3 +329,40 @@ fn heightmap_pixels_vary_smoothly_between_sites() {
     let (jc, jf) = (max_jump(&coarse), max_jump(&fine));
     assert!(jf < 0.4 * jc, "max step {jc} at 256 px, {jf} at 1024 px");
 }
+
+#[test]
+fn raster_sources_are_stored_and_can_drive_the_regions() {
+    use orogen_elevation::{DiamondSquare, RasterParams, RasterSource};
+    let raster = |source, drive_regions| Params {
+        raster: RasterParams {
+            source,
+            diamond_square: DiamondSquare {
+                levels: 6,
+                ..Default::default()
+            },
+            fbm_side: 33,
+            drive_regions,
+        },
+        ..Params::default()
+    };
+    let point = elevated(5_000, 4, 0.35, &Params::default());
+    assert!(!point.has_layer("raster_elevation"));
+    for (source, side) in [(RasterSource::DiamondSquare, 65), (RasterSource::Fbm, 33)] {
+        let stored = elevated(5_000, 4, 0.35, &raster(source, false));
+        let r = stored.view2::<f32>("raster_elevation").unwrap();
+        assert_eq!(r.dim(), (side, side));
+        assert_eq!(r.iter().copied().fold(f32::MAX, f32::min), 0.0);
+        assert_eq!(r.iter().copied().fold(f32::MIN, f32::max), 1.0);
+        // Storing a raster leaves the regions to point noise.
+        assert_eq!(
+            stored.view1::<f32>("region_elevation").unwrap(),
+            point.view1::<f32>("region_elevation").unwrap()
+        );
+        let driven = elevated(5_000, 4, 0.35, &raster(source, true));
+        let e = driven.view1::<f32>("region_elevation").unwrap();
+        assert_ne!(e, point.view1::<f32>("region_elevation").unwrap());
+        assert_eq!(e.iter().copied().fold(f32::MIN, f32::max), 1.0);
+    }
+    let bad = raster(RasterSource::None, true);
+    assert!(bad.validate().is_err());
+}

@@ -3,10 +3,11 @@
 
 use std::collections::VecDeque;
 
-use ndarray::{Array1, ArrayView1, ArrayView2};
+use ndarray::{Array1, ArrayView1, ArrayView2, Zip};
 use orogen_world::Csr;
 use orogen_world::ids::water;
 use orogen_world::params::{ParamError, in_range};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The reference's piecewise power curve over normalised land height `ln` in [0, 1]:
@@ -76,9 +77,12 @@ pub fn elevation(base: ArrayView1<'_, f64>, water_level: f64, curve: &PowerCurve
     let w = water_level;
     let land_span = (1.0 - w).max(1e-6);
     let water_span = w.max(1e-6);
+    // Parallel maps keep their order, and max is exact in any grouping: the same bytes for any
+    // thread count.
     let raw: Vec<f64> = base
-        .iter()
-        .map(|&b| {
+        .to_vec()
+        .into_par_iter()
+        .map(|b| {
             if b > w {
                 curve.apply((b - w) / land_span).max(f64::MIN_POSITIVE)
             } else {
@@ -87,16 +91,17 @@ pub fn elevation(base: ArrayView1<'_, f64>, water_level: f64, curve: &PowerCurve
         })
         .collect();
     let max_land = raw
-        .iter()
+        .par_iter()
         .copied()
         .filter(|&v| v > 0.0)
-        .fold(0.0f64, f64::max);
+        .reduce(|| 0.0, f64::max);
     let max_depth = raw
-        .iter()
-        .copied()
-        .filter(|&v| v < 0.0)
-        .fold(0.0f64, |m, v| m.max(-v));
-    raw.iter()
+        .par_iter()
+        .filter(|&&v| v < 0.0)
+        .map(|&v| -v)
+        .reduce(|| 0.0, f64::max);
+    let out: Vec<f32> = raw
+        .par_iter()
         .map(|&v| {
             let e = if v > 0.0 {
                 (v / max_land) as f32
@@ -110,7 +115,8 @@ pub fn elevation(base: ArrayView1<'_, f64>, water_level: f64, curve: &PowerCurve
                 e.clamp(-1.0, -MIN_MAGNITUDE)
             }
         })
-        .collect()
+        .collect();
+    Array1::from(out)
 }
 
 /// Water kind per region: [`water::LAND`] where `elevation > 0`, [`water::OCEAN`] for water
@@ -147,17 +153,13 @@ pub fn corner_mean(
     region_values: ArrayView1<'_, f32>,
     corner_regions: ArrayView2<'_, u32>,
 ) -> Array1<f32> {
-    corner_regions
-        .rows()
-        .into_iter()
-        .map(|tri| {
-            let sum: f64 = tri
-                .iter()
-                .map(|&r| f64::from(region_values[r as usize]))
-                .sum();
-            (sum / 3.0) as f32
-        })
-        .collect()
+    Zip::from(corner_regions.rows()).par_map_collect(|tri| {
+        let sum: f64 = tri
+            .iter()
+            .map(|&r| f64::from(region_values[r as usize]))
+            .sum();
+        (sum / 3.0) as f32
+    })
 }
 
 #[cfg(test)]

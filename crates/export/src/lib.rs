@@ -22,6 +22,7 @@
 pub mod atomic;
 mod error;
 pub mod grid;
+pub mod heightmap;
 pub mod heights;
 pub mod mesh_png;
 pub mod png;

@@ -17,6 +17,8 @@ pub struct Config {
     /// The mesh stage: Lloyd iterations and the interior-site sampler.
     pub mesh: orogen_mesh::Params,
     pub export: ExportParams,
+    /// Elevation: noise, land anchors, the power curve, raster sources.
+    pub elevation: orogen_elevation::Params,
 }
 
 /// World-wide parameters every stage reads.
@@ -148,6 +150,8 @@ impl Config {
         self.world.validate()?;
         self.mesh.validate()?;
         self.export.validate(&self.world)?;
+        self.elevation
+            .validate_for_map(self.world.width, self.world.height)?;
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

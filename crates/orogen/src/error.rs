@@ -22,6 +22,9 @@ pub enum Error {
     /// The mesh stage failed.
     #[error("mesh: {0}")]
     Mesh(#[from] orogen_mesh::MeshError),
+    /// The elevation stage failed.
+    #[error("elevation: {0}")]
+    Elevation(#[from] orogen_elevation::Error),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -38,6 +41,7 @@ impl Error {
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
             Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
+            Error::Elevation(e) => matches!(e, orogen_elevation::Error::Param(_)),
         }
     }
 }

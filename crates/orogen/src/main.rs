@@ -45,6 +45,8 @@ struct GenerateArgs {
     mesh: MeshArgs,
     #[command(flatten)]
     export: ExportArgs,
+    #[command(flatten)]
+    elevation: ElevationArgs,
 }
 
 #[derive(Debug, Args)]
@@ -103,6 +105,59 @@ struct ExportArgs {
     save_world: bool,
 }
 
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Elevation")]
+struct ElevationArgs {
+    /// Noise basis: perlin or simplex [default: perlin]
+    #[arg(long, value_parser = parse_noise)]
+    noise: Option<orogen_elevation::Basis>,
+    /// Noise features across the map's shorter side [default: 4] [range: 0.01..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    noise_scale: Option<f64>,
+    /// fBm octaves [default: 6] [range: 1..=16]
+    #[arg(long)]
+    octaves: Option<u32>,
+    /// fBm gain (amplitude factor per octave; 0.4 gives smoother land) [default: 0.5] [range: 0..=1]
+    #[arg(long, allow_negative_numbers = true)]
+    gain: Option<f64>,
+    /// Random land anchors for --layout random [default: 5] [range: 1..=1000]
+    #[arg(long)]
+    land_centers: Option<usize>,
+    /// Anchor layout: random, four-corners, centre-island, two-continents-ew,
+    /// two-continents-ns, archipelago-ring, cross, custom [default: random; custom with --anchors]
+    #[arg(long, value_parser = parse_layout)]
+    layout: Option<orogen_elevation::Layout>,
+    /// Custom anchors in map coordinates (x right, y down), `x,y;x,y` [range: inside the map]
+    #[arg(long, value_parser = parse_anchors, allow_hyphen_values = true)]
+    anchors: Option<AnchorList>,
+}
+
+fn parse_noise(text: &str) -> Result<orogen_elevation::Basis, String> {
+    orogen_elevation::Basis::parse(text).map_err(|e| e.to_string())
+}
+
+fn parse_layout(text: &str) -> Result<orogen_elevation::Layout, String> {
+    orogen_elevation::Layout::parse(text).map_err(|e| e.to_string())
+}
+
+/// `--anchors` points (a newtype, so clap takes the whole list as one value).
+#[derive(Clone, Debug)]
+struct AnchorList(Vec<[f64; 2]>);
+
+fn parse_anchors(text: &str) -> Result<AnchorList, String> {
+    text.split(';')
+        .filter(|p| !p.trim().is_empty())
+        .map(|pair| {
+            let (x, y) = pair
+                .split_once(',')
+                .ok_or_else(|| format!("`{pair}`: expected x,y"))?;
+            let parse = |s: &str| s.trim().parse::<f64>().map_err(|e| format!("`{s}`: {e}"));
+            Ok([parse(x)?, parse(y)?])
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(AnchorList)
+}
+
 fn parse_size(text: &str) -> Result<(f64, f64), String> {
     let parse = |s: &str| s.trim().parse::<f64>().map_err(|e| format!("`{s}`: {e}"));
     match text.split_once(['x', 'X']) {
@@ -153,6 +208,18 @@ impl GenerateArgs {
             self.mesh.lloyd_iterations,
         );
         set(&mut config.mesh.sampler, self.mesh.sampler);
+        let el = &self.elevation;
+        let elevation = &mut config.elevation;
+        set(&mut elevation.fbm.noise, el.noise);
+        set(&mut elevation.fbm.noise_scale, el.noise_scale);
+        set(&mut elevation.fbm.octaves, el.octaves);
+        set(&mut elevation.fbm.gain, el.gain);
+        set(&mut elevation.land_centers, el.land_centers);
+        if let Some(anchors) = &el.anchors {
+            elevation.anchors = anchors.0.clone();
+            elevation.layout = orogen_elevation::Layout::Custom;
+        }
+        set(&mut elevation.layout, el.layout);
         let e = &self.export;
         set(&mut config.export.resolution, e.resolution);
         set(&mut config.export.normalize, e.normalize);

@@ -1,8 +1,11 @@
 use std::path::Path;
 
 use orogen_export::atomic::OutDir;
+use orogen_export::grid::PixelGrid;
+use orogen_export::heightmap;
 use orogen_export::heights;
 use orogen_export::sidecar::HeightMapping;
+use orogen_export::sidecar::SamplingJson;
 use orogen_export::sidecar::WorldJson;
 use orogen_world::World;
 
@@ -21,14 +24,36 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         let nx = config.export.resolution;
         out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
     }
-    let range = heights::range_m(&[], &world.meta, config.export.normalize);
+    let mut sampling = None;
+    let mut height_mapping = None;
+    if world.has_layer("region_elevation") {
+        let grid = PixelGrid::centres(
+            config.export.resolution,
+            world.meta.width,
+            world.meta.height,
+        )?;
+        height_mapping = Some(heightmap::write_heightmap(
+            &mut out,
+            world,
+            &grid,
+            config.export.normalize,
+        )?);
+        sampling = Some(SamplingJson::from(&grid));
+    }
+    let height_mapping = match height_mapping {
+        Some(m) => m,
+        None => {
+            let range = heights::range_m(&[], &world.meta, config.export.normalize);
+            HeightMapping::new(&world.meta, config.export.normalize, range)
+        }
+    };
     let files = out.files().to_vec();
     let sidecar = WorldJson {
         orogen_version: env!("CARGO_PKG_VERSION"),
         seed: world.meta.seed,
         config: &config_json,
-        sampling: None,
-        height_mapping: HeightMapping::new(&world.meta, config.export.normalize, range),
+        sampling,
+        height_mapping,
         files: &files,
     };
     out.write("world.json", |w| sidecar.write(w))?;

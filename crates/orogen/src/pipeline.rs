@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["mesh"];
+pub const STAGES: &[&str] = &["mesh", "elevation"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -52,6 +52,9 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
             &config.mesh,
             config.world.cells,
         )?)
+    })?;
+    timings.run("elevation", || {
+        Ok(orogen_elevation::run(&mut world, &config.elevation)?)
     })?;
     Ok((world, timings))
 }

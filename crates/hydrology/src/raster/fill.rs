@@ -1,0 +1,271 @@
+//! Priority-Flood depression filling (Barnes, Lehman and Mulla 2014), plain and epsilon.
+
+use std::collections::VecDeque;
+
+use ndarray::{Array2, ArrayView2};
+
+use super::queue::{RadixQueue, key};
+use super::{RasterError, check_size};
+
+/// Fills every depression of `dem` to its spill level: the lowest surface at or above the DEM
+/// from which every valid cell has a non-ascending 8-connected path to an outlet (a border cell or
+/// a cell next to NaN). The answer is unique, so any correct Priority-Flood gives these bits.
+/// NaN cells stay NaN.
+///
+/// Sequential, O(n) queue operations on a radix queue (the "improved" variant: cells inside a
+/// depression bypass the priority queue through a FIFO).
+pub fn fill(dem: ArrayView2<'_, f32>) -> Result<Array2<f32>, RasterError> {
+    priority_flood::<false>(dem)
+}
+
+/// Priority-Flood+epsilon: like [`fill`], but a cell raised inside a depression (or level with
+/// the cell that reached it) is set one representable step (`f32::next_up`) above that cell, so
+/// every valid cell that is not an outlet ends with a strictly lower neighbour and D8 drains it.
+/// The result is >= [`fill`] everywhere. It is not unique (it follows the queue's tie order);
+/// this one depends only on the input.
+pub fn fill_epsilon(dem: ArrayView2<'_, f32>) -> Result<Array2<f32>, RasterError> {
+    priority_flood::<true>(dem)
+}
+
+/// The DEM copied into a grid with a one-cell NaN margin, so every cell of the original has all
+/// eight neighbours at fixed flat offsets and the border needs no special case: a border cell is
+/// simply a cell next to NoData.
+pub(crate) struct Padded {
+    pub(crate) rows: usize,
+    pub(crate) cols: usize,
+    /// Padded width: `cols + 2`.
+    pub(crate) width: usize,
+    pub(crate) z: Vec<f32>,
+}
+
+impl Padded {
+    pub(crate) fn new(dem: ArrayView2<'_, f32>) -> Result<Self, RasterError> {
+        let (rows, cols) = dem.dim();
+        check_size(rows, cols)?;
+        let width = cols + 2;
+        let mut z = vec![f32::NAN; (rows + 2) * width];
+        for (r, row) in dem.rows().into_iter().enumerate() {
+            let start = (r + 1) * width + 1;
+            for (dst, &src) in z[start..start + cols].iter_mut().zip(row.iter()) {
+                *dst = src;
+            }
+        }
+        Ok(Padded {
+            rows,
+            cols,
+            width,
+            z,
+        })
+    }
+
+    /// Flat offsets of the 8 neighbours in the D8 order W, NW, N, NE, E, SE, S, SW.
+    pub(crate) fn offsets(&self) -> [isize; 8] {
+        let w = self.width as isize;
+        [-1, -w - 1, -w, -w + 1, 1, w + 1, w, w - 1]
+    }
+
+    pub(crate) fn into_array(self) -> Array2<f32> {
+        let Padded {
+            rows,
+            cols,
+            width,
+            z,
+        } = self;
+        Array2::from_shape_fn((rows, cols), |(r, c)| z[(r + 1) * width + c + 1])
+    }
+}
+
+fn priority_flood<const EPSILON: bool>(
+    dem: ArrayView2<'_, f32>,
+) -> Result<Array2<f32>, RasterError> {
+    let mut grid = Padded::new(dem)?;
+    let offsets = grid.offsets();
+    let (rows, cols, width) = (grid.rows, grid.cols, grid.width);
+    let z = &mut grid.z;
+
+    // NoData (and the margin) is closed from the start; valid cells next to it are the outlets
+    // the flood starts from, in row-major order.
+    let mut closed: Vec<bool> = z.iter().map(|v| v.is_nan()).collect();
+    let mut open = RadixQueue::new();
+    for r in 1..=rows {
+        for c in 1..=cols {
+            let i = r * width + c;
+            if closed[i] {
+                continue;
+            }
+            let outlet = offsets
+                .iter()
+                .any(|&o| z[i.wrapping_add_signed(o)].is_nan());
+            if outlet {
+                closed[i] = true;
+                open.push(key(z[i]), i as u32);
+            }
+        }
+    }
+
+    let mut pit: VecDeque<u32> = VecDeque::new();
+    loop {
+        // The plain fill's pit cells sit at the level just popped, never above the queue's
+        // minimum. The epsilon fill's climb above it: taking the queue first when it is lower
+        // keeps the order global, so a flat drains toward its nearest outlet rather than all
+        // toward the first one popped.
+        let from_pit = match pit.front() {
+            Some(&p) => !EPSILON || open.peek_key().is_none_or(|k| key(z[p as usize]) <= k),
+            None => false,
+        };
+        let c = if from_pit {
+            pit.pop_front().map(|c| c as usize)
+        } else {
+            open.pop().map(|(_, c)| c as usize)
+        };
+        let Some(c) = c else { break };
+        let level = if EPSILON { z[c].next_up() } else { z[c] };
+        for &o in &offsets {
+            let n = c.wrapping_add_signed(o);
+            if closed[n] {
+                continue;
+            }
+            closed[n] = true;
+            if z[n] <= level {
+                z[n] = level;
+                pit.push_back(n as u32);
+            } else {
+                open.push(key(z[n]), n as u32);
+            }
+        }
+    }
+    Ok(grid.into_array())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array2, array};
+
+    /// The fill by its definition: repeatedly lower an all-high surface to
+    /// max(dem, min over neighbours) until nothing changes (Planchon and Darboux style).
+    fn fill_by_relaxation(dem: &Array2<f32>) -> Array2<f32> {
+        let (rows, cols) = dem.dim();
+        let is_outlet = |r: usize, c: usize| {
+            r == 0
+                || c == 0
+                || r + 1 == rows
+                || c + 1 == cols
+                || (-1..=1).any(|dr: isize| {
+                    (-1..=1).any(|dc: isize| {
+                        let (nr, nc) = (r as isize + dr, c as isize + dc);
+                        dem[[nr as usize, nc as usize]].is_nan()
+                    })
+                })
+        };
+        let mut w = Array2::from_shape_fn((rows, cols), |(r, c)| {
+            if dem[[r, c]].is_nan() || is_outlet(r, c) {
+                dem[[r, c]]
+            } else {
+                f32::INFINITY
+            }
+        });
+        loop {
+            let mut changed = false;
+            for r in 1..rows.saturating_sub(1) {
+                for c in 1..cols.saturating_sub(1) {
+                    if dem[[r, c]].is_nan() || is_outlet(r, c) {
+                        continue;
+                    }
+                    let mut low = f32::INFINITY;
+                    for dr in -1..=1isize {
+                        for dc in -1..=1isize {
+                            if dr == 0 && dc == 0 {
+                                continue;
+                            }
+                            let v = w[[(r as isize + dr) as usize, (c as isize + dc) as usize]];
+                            if !v.is_nan() {
+                                low = low.min(v);
+                            }
+                        }
+                    }
+                    let new = dem[[r, c]].max(low);
+                    if new < w[[r, c]] {
+                        w[[r, c]] = new;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return w;
+            }
+        }
+    }
+
+    fn noisy_dem(rows: usize, cols: usize, seed: u64, offset: f32) -> Array2<f32> {
+        Array2::from_shape_fn((rows, cols), |(r, c)| {
+            let h = orogen_world::seed::splitmix64(seed ^ (r * cols + c) as u64);
+            offset + (h % 50) as f32 * 0.25
+        })
+    }
+
+    fn same_bits(a: &Array2<f32>, b: &Array2<f32>) -> bool {
+        a.shape() == b.shape() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    }
+
+    #[test]
+    fn fill_matches_the_definition_on_random_grids_with_nodata() {
+        for seed in 0..20u64 {
+            let offset = if seed % 2 == 0 { 0.0 } else { -2000.0 };
+            let mut dem = noisy_dem(23, 31, seed, offset);
+            if seed % 3 == 0 {
+                for r in 8..12 {
+                    for c in 10..15 {
+                        dem[[r, c]] = f32::NAN;
+                    }
+                }
+            }
+            let filled = fill(dem.view()).unwrap();
+            let expected = fill_by_relaxation(&dem);
+            assert!(same_bits(&filled, &expected), "seed {seed}");
+            assert!(filled.iter().zip(&dem).any(|(f, d)| f > d), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn epsilon_fill_drains_every_interior_cell_and_stays_above_the_fill() {
+        for seed in 0..10u64 {
+            let dem = noisy_dem(20, 17, seed, if seed % 2 == 0 { 5.0 } else { -3.0 });
+            let plain = fill(dem.view()).unwrap();
+            let eps = fill_epsilon(dem.view()).unwrap();
+            for r in 1..19 {
+                for c in 1..16 {
+                    let lower = (-1..=1isize).any(|dr| {
+                        (-1..=1isize).any(|dc| {
+                            eps[[(r as isize + dr) as usize, (c as isize + dc) as usize]]
+                                < eps[[r, c]]
+                        })
+                    });
+                    assert!(lower, "seed {seed}: ({r}, {c}) has no lower neighbour");
+                }
+            }
+            assert!(eps.iter().zip(&plain).all(|(e, p)| e >= p));
+        }
+    }
+
+    #[test]
+    fn degenerate_grids_are_defined() {
+        let one = array![[3.5f32]];
+        assert_eq!(fill(one.view()).unwrap(), one);
+        assert_eq!(fill_epsilon(one.view()).unwrap(), one);
+        let flat = Array2::from_elem((6, 7), 2.0f32);
+        assert_eq!(fill(flat.view()).unwrap(), flat);
+        // The epsilon fill raises a flat's inside one step per ring (Chebyshev distance to the
+        // border), so every cell drains toward its nearest outlet.
+        let eps = fill_epsilon(flat.view()).unwrap();
+        assert_eq!(eps[[0, 0]], 2.0);
+        assert_eq!(eps[[1, 1]], 2.0f32.next_up());
+        assert_eq!(eps[[4, 5]], 2.0f32.next_up());
+        assert_eq!(eps[[2, 3]], 2.0f32.next_up().next_up());
+        assert_eq!(eps[[3, 2]], 2.0f32.next_up().next_up());
+        let nan = Array2::from_elem((4, 5), f32::NAN);
+        assert!(fill(nan.view()).unwrap().iter().all(|v| v.is_nan()));
+        let empty = Array2::<f32>::zeros((0, 4));
+        assert_eq!(fill(empty.view()).unwrap().dim(), (0, 4));
+    }
+}

@@ -1,6 +1,6 @@
 //! D8 flow accumulation, parallel and exact.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, Ordering};
 
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
@@ -8,8 +8,8 @@ use rayon::prelude::*;
 use super::d8::{D8_CODES, d8_receivers, receiver_of};
 use super::{RasterError, check_size};
 
-/// Marks a cell that no other cell drains into: the walks start there.
-const SOURCE: u8 = 0x80;
+/// The byte of a cell with exactly one donor (see `donors` below).
+const SINGLE_DONOR: u8 = 0x11;
 /// Rows per parallel task.
 const ROWS_PER_TASK: usize = 16;
 
@@ -37,39 +37,46 @@ pub fn flow_accumulation(receivers: ArrayView2<'_, i8>) -> Result<Array2<f64>, R
     for (k, &(dx, dy)) in D8_CODES.iter().enumerate() {
         offset[k + 1] = dy * w + dx;
     }
-    let opposite = |k: usize| (k + 4) % 8 + 1;
-
     // Validate every code, then count each cell's donors by looking at its neighbours (a pull,
-    // so no two threads write the same cell).
-    if let Some((i, &code)) = codes.par_iter().enumerate().find_first(|&(i, &code)| {
-        code != 0 && receiver_of(i / cols, i % cols, code, rows, cols).is_none()
-    }) {
+    // so no two threads write the same cell). Counts fit u32: `check_size` caps the cells.
+    // Rows are checked whole (a vectorised range test), cells only in the first bad row.
+    let valid_at = |r: usize, c: usize| {
+        let code = codes[r * cols + c];
+        code == 0 || receiver_of(r, c, code, rows, cols).is_some()
+    };
+    let bad_row = codes.par_chunks(cols).enumerate().find_first(|(r, row)| {
+        row.iter()
+            .fold(false, |bad, &code| bad | !(0..=8).contains(&code))
+            || !valid_at(*r, 0)
+            || !valid_at(*r, cols - 1)
+            || ((*r == 0 || *r == rows - 1) && (0..cols).any(|c| !valid_at(*r, c)))
+    });
+    if let Some((r, _)) = bad_row {
+        let c = (0..cols).find(|&c| !valid_at(r, c)).unwrap_or_default();
         return Err(RasterError::BadReceiver {
-            row: i / cols,
-            col: i % cols,
-            code,
+            row: r,
+            col: c,
+            code: codes[r * cols + c],
         });
     }
-    let donors: Vec<AtomicU8> = (0..n)
+    // Each cell's byte holds its donor count twice: the high nibble stays (is it a confluence?),
+    // the low nibble counts down as donors finish. Sources have no donors: byte 0.
+    let mut counts = vec![0u8; n];
+    counts
+        .par_chunks_mut(cols)
+        .enumerate()
+        .for_each(|(r, row)| count_donors(codes, rows, cols, r, row));
+    let donors: Vec<AtomicU8> = counts
         .into_par_iter()
         .with_min_len(4096)
-        .map(|i| {
-            let (r, c) = (i / cols, i % cols);
-            let mut count = 0u8;
-            for (k, &(dx, dy)) in D8_CODES.iter().enumerate() {
-                let (Some(nr), Some(nc)) = (r.checked_add_signed(dy), c.checked_add_signed(dx))
-                else {
-                    continue;
-                };
-                if nr < rows && nc < cols && codes[nr * cols + nc] as usize == opposite(k) {
-                    count += 1;
-                }
-            }
-            AtomicU8::new(if count == 0 { SOURCE } else { count })
-        })
+        .map(|d| AtomicU8::new((d << 4) | d))
         .collect();
 
-    let acc: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(1)).collect();
+    let acc: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|_| AtomicU32::new(1))
+        .collect();
     let n_tasks = rows.div_ceil(ROWS_PER_TASK);
     let finished: usize = (0..n_tasks)
         .into_par_iter()
@@ -78,10 +85,11 @@ pub fn flow_accumulation(receivers: ArrayView2<'_, i8>) -> Result<Array2<f64>, R
             let end = ((task + 1) * ROWS_PER_TASK * cols).min(n);
             let mut finished = 0usize;
             for i in start..end {
-                if donors[i].load(Ordering::Relaxed) != SOURCE {
+                if donors[i].load(Ordering::Relaxed) != 0 {
                     continue;
                 }
                 let mut cell = i;
+                let mut carry = 1u32;
                 loop {
                     finished += 1;
                     let code = codes[cell];
@@ -89,12 +97,18 @@ pub fn flow_accumulation(receivers: ArrayView2<'_, i8>) -> Result<Array2<f64>, R
                         break;
                     }
                     let next = cell.wrapping_add_signed(offset[code as usize]);
-                    let count = acc[cell].load(Ordering::Relaxed);
-                    acc[next].fetch_add(count, Ordering::Relaxed);
-                    // Release publishes our addition; the walk that takes the count to zero
-                    // acquires every donor's addition before it reads `next`'s total.
-                    if donors[next].fetch_sub(1, Ordering::AcqRel) != 1 {
-                        break;
+                    if donors[next].load(Ordering::Relaxed) == SINGLE_DONOR {
+                        // Only this walk ever reaches `next`: no read-modify-write needed.
+                        carry += 1;
+                        acc[next].store(carry, Ordering::Relaxed);
+                    } else {
+                        acc[next].fetch_add(carry, Ordering::Relaxed);
+                        // Release publishes our addition; the walk that brings the last donor
+                        // acquires every donor's addition before it reads `next`'s total.
+                        if donors[next].fetch_sub(1, Ordering::AcqRel) & 0x0F != 1 {
+                            break;
+                        }
+                        carry = acc[next].load(Ordering::Relaxed);
                     }
                     cell = next;
                 }
@@ -107,8 +121,33 @@ pub fn flow_accumulation(receivers: ArrayView2<'_, i8>) -> Result<Array2<f64>, R
             n_cells: n - finished,
         });
     }
-    let values: Vec<f64> = acc.into_par_iter().map(|a| a.into_inner() as f64).collect();
+    let values: Vec<f64> = acc
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|a| f64::from(a.into_inner()))
+        .collect();
     Ok(Array2::from_shape_vec((rows, cols), values).expect("n = rows * cols values"))
+}
+
+/// Counts, for each cell of row `r`, the neighbours whose receiver it is, one direction at a time
+/// over whole rows (branch-free, vectorised).
+fn count_donors(codes: &[i8], rows: usize, cols: usize, r: usize, out: &mut [u8]) {
+    for (k, &(dx, dy)) in D8_CODES.iter().enumerate() {
+        let Some(nr) = r.checked_add_signed(dy).filter(|&nr| nr < rows) else {
+            continue;
+        };
+        // A donor in direction k drains back toward us: its code is the opposite direction.
+        let back = ((k + 4) % 8 + 1) as i8;
+        let neighbours = &codes[nr * cols..(nr + 1) * cols];
+        let (dst, src) = match dx {
+            -1 => (&mut out[1..], &neighbours[..cols - 1]),
+            1 => (&mut out[..cols - 1], &neighbours[1..]),
+            _ => (&mut out[..], neighbours),
+        };
+        for (d, &code) in dst.iter_mut().zip(src) {
+            *d += u8::from(code == back);
+        }
+    }
 }
 
 /// D8 receivers of `dem` ([`d8_receivers`]) and their [`flow_accumulation`], with NaN (NoData)

@@ -47,36 +47,57 @@ pub fn d8_receivers(dem: ArrayView2<'_, f32>) -> Array2<i8> {
     let dem = dem.as_standard_layout();
     let z = dem.as_slice().unwrap_or_default();
     let diagonal = std::f64::consts::FRAC_1_SQRT_2;
-    let w = cols as isize;
-    let offsets: [isize; 8] = [-1, -w - 1, -w, -w + 1, 1, w + 1, w, w - 1];
-    let inv_dist = [1.0, diagonal, 1.0, diagonal, 1.0, diagonal, 1.0, diagonal];
     out.axis_iter_mut(Axis(0))
         .into_par_iter()
         .enumerate()
         .skip(1)
         .take(rows - 2)
-        .for_each(|(r, mut out_row)| {
-            for c in 1..cols - 1 {
-                let i = r * cols + c;
-                let zc = z[i];
-                if zc.is_nan() {
-                    continue;
-                }
-                let mut best = 0.0f64;
-                let mut code = 0i8;
-                let mut nodata = false;
-                for k in 0..8 {
-                    let zn = z[i.wrapping_add_signed(offsets[k])];
-                    nodata |= zn.is_nan();
-                    let slope = (f64::from(zc) - f64::from(zn)) * inv_dist[k];
-                    if slope > best {
-                        best = slope;
-                        code = k as i8 + 1;
+        .for_each_init(
+            || {
+                (
+                    vec![0.0f64; cols - 2],
+                    vec![0u64; cols - 2],
+                    vec![0u64; cols - 2],
+                )
+            },
+            |(best, code, nodata), (r, mut out_row)| {
+                // Eight passes over whole rows, branch-free and in 64-bit lanes throughout, so
+                // the compiler vectorises them.
+                best.fill(0.0);
+                code.fill(0);
+                nodata.fill(0);
+                let centre = &z[r * cols + 1..(r + 1) * cols - 1];
+                for (k, &(dx, dy)) in D8_CODES.iter().enumerate() {
+                    let start = (r as isize + dy) as usize * cols;
+                    let start = (start as isize + 1 + dx) as usize;
+                    let neighbour = &z[start..start + cols - 2];
+                    let inv_dist = if dx != 0 && dy != 0 { diagonal } else { 1.0 };
+                    let k = k as u64 + 1;
+                    for ((((b, d), n), &zc), &zn) in best
+                        .iter_mut()
+                        .zip(code.iter_mut())
+                        .zip(nodata.iter_mut())
+                        .zip(centre)
+                        .zip(neighbour)
+                    {
+                        let slope = (f64::from(zc) - f64::from(zn)) * inv_dist;
+                        *n |= u64::from(slope.is_nan());
+                        // Masks rather than branches (NaN never wins: max ignores it).
+                        let mask = u64::from(slope > *b).wrapping_neg();
+                        *b = b.max(slope);
+                        *d = (*d & !mask) | (k & mask);
                     }
                 }
-                out_row[c] = if nodata { 0 } else { code };
-            }
-        });
+                for ((o, &d), &n) in out_row
+                    .iter_mut()
+                    .skip(1)
+                    .zip(code.iter())
+                    .zip(nodata.iter())
+                {
+                    *o = if n != 0 { 0 } else { d as i8 };
+                }
+            },
+        );
     out
 }
 

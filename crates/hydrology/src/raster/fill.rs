@@ -12,8 +12,9 @@ use super::{RasterError, check_size};
 /// a cell next to NaN). The answer is unique, so any correct Priority-Flood gives these bits.
 /// NaN cells stay NaN.
 ///
-/// Sequential, O(n) queue operations on a radix queue (the "improved" variant: cells inside a
-/// depression bypass the priority queue through a FIFO).
+/// Sequential. Cells inside a depression bypass the priority queue through a FIFO (Barnes'
+/// "improved" variant), cells climbing a slope through a stack (Zhou, Sun and Fu 2016); the rest
+/// go through a radix queue keyed on the f32 bits.
 pub fn fill(dem: ArrayView2<'_, f32>) -> Result<Array2<f32>, RasterError> {
     priority_flood::<false>(dem)
 }
@@ -75,6 +76,25 @@ impl Padded {
     }
 }
 
+/// One bit per cell: 2 MB for 16.8M cells, so the closed test mostly hits the cache.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Self {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        (self.0[i >> 6] >> (i & 63)) & 1 != 0
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize) {
+        self.0[i >> 6] |= 1 << (i & 63);
+    }
+}
+
 fn priority_flood<const EPSILON: bool>(
     dem: ArrayView2<'_, f32>,
 ) -> Result<Array2<f32>, RasterError> {
@@ -85,52 +105,77 @@ fn priority_flood<const EPSILON: bool>(
 
     // NoData (and the margin) is closed from the start; valid cells next to it are the outlets
     // the flood starts from, in row-major order.
-    let mut closed: Vec<bool> = z.iter().map(|v| v.is_nan()).collect();
+    let mut closed = Bits::new(z.len());
+    for (i, v) in z.iter().enumerate() {
+        if v.is_nan() {
+            closed.set(i);
+        }
+    }
     let mut open = RadixQueue::new();
     for r in 1..=rows {
         for c in 1..=cols {
             let i = r * width + c;
-            if closed[i] {
+            if closed.get(i) {
                 continue;
             }
             let outlet = offsets
                 .iter()
                 .any(|&o| z[i.wrapping_add_signed(o)].is_nan());
             if outlet {
-                closed[i] = true;
+                closed.set(i);
                 open.push(key(z[i]), i as u32);
             }
         }
     }
 
     let mut pit: VecDeque<u32> = VecDeque::new();
+    let mut slope: Vec<u32> = Vec::new();
     loop {
-        // The plain fill's pit cells sit at the level just popped, never above the queue's
-        // minimum. The epsilon fill's climb above it: taking the queue first when it is lower
-        // keeps the order global, so a flat drains toward its nearest outlet rather than all
-        // toward the first one popped.
-        let from_pit = match pit.front() {
-            Some(&p) => !EPSILON || open.peek_key().is_none_or(|k| key(z[p as usize]) <= k),
-            None => false,
-        };
-        let c = if from_pit {
-            pit.pop_front().map(|c| c as usize)
+        // Slope cells are safe in any order; then the pit FIFO, then the queue. The plain
+        // fill's pit cells sit at the level just popped, never above the queue's minimum. The
+        // epsilon fill's climb above it: taking the queue first when it is lower keeps the order
+        // global, so a flat drains toward its nearest outlet rather than all toward the first one
+        // popped.
+        let c = if let Some(c) = slope.pop() {
+            c as usize
         } else {
-            open.pop().map(|(_, c)| c as usize)
+            let from_pit = match pit.front() {
+                Some(&p) => !EPSILON || open.peek_key().is_none_or(|k| key(z[p as usize]) <= k),
+                None => false,
+            };
+            let c = if from_pit {
+                pit.pop_front().map(|c| c as usize)
+            } else {
+                open.pop().map(|(_, c)| c as usize)
+            };
+            let Some(c) = c else { break };
+            c
         };
-        let Some(c) = c else { break };
         let level = if EPSILON { z[c].next_up() } else { z[c] };
         for &o in &offsets {
             let n = c.wrapping_add_signed(o);
-            if closed[n] {
+            if closed.get(n) {
                 continue;
             }
-            closed[n] = true;
-            if z[n] <= level {
+            closed.set(n);
+            let zn = z[n];
+            if zn <= level {
                 z[n] = level;
                 pit.push_back(n as u32);
+                continue;
+            }
+            // Zhou, Sun and Fu (2016): a cell above `c` whose open neighbours all lie above its
+            // own level cannot raise anything when processed, so it needs no place in the
+            // priority order: climbing a slope skips the queue.
+            let level_n = if EPSILON { zn.next_up() } else { zn };
+            let safe = offsets.iter().all(|&p| {
+                let m = n.wrapping_add_signed(p);
+                closed.get(m) || z[m] > level_n
+            });
+            if safe {
+                slope.push(n as u32);
             } else {
-                open.push(key(z[n]), n as u32);
+                open.push(key(zn), n as u32);
             }
         }
     }

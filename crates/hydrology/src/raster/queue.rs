@@ -152,12 +152,12 @@ mod tests {
                 q.push(k, round);
                 reference.push(std::cmp::Reverse(k));
             }
-            if next() % 2 == 0 {
-                if let Some((k, _)) = q.pop() {
-                    assert_eq!(Some(std::cmp::Reverse(k)), reference.pop());
-                    floor = k;
-                    popped.push(k);
-                }
+            if next() % 2 == 0
+                && let Some((k, _)) = q.pop()
+            {
+                assert_eq!(Some(std::cmp::Reverse(k)), reference.pop());
+                floor = k;
+                popped.push(k);
             }
         }
         while let Some((k, _)) = q.pop() {

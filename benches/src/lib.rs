@@ -55,7 +55,11 @@ pub fn fractal_dem(n: usize, seed: u64) -> ndarray::Array2<f32> {
         }
         // Square: edge midpoints from their (up to four) neighbours.
         for r in (0..size).step_by(half) {
-            let first = if (r / half) % 2 == 0 { half } else { 0 };
+            let first = if (r / half).is_multiple_of(2) {
+                half
+            } else {
+                0
+            };
             for c in (first..size).step_by(step) {
                 let mut sum = 0.0;
                 let mut count = 0.0;

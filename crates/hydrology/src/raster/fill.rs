@@ -2,7 +2,8 @@
 
 use std::collections::VecDeque;
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array2, ArrayView2, Axis};
+use rayon::prelude::*;
 
 use super::queue::{RadixQueue, key};
 use super::{RasterError, check_size};
@@ -45,12 +46,14 @@ impl Padded {
         check_size(rows, cols)?;
         let width = cols + 2;
         let mut z = vec![f32::NAN; (rows + 2) * width];
-        for (r, row) in dem.rows().into_iter().enumerate() {
-            let start = (r + 1) * width + 1;
-            for (dst, &src) in z[start..start + cols].iter_mut().zip(row.iter()) {
-                *dst = src;
-            }
-        }
+        z.par_chunks_mut(width)
+            .skip(1)
+            .zip(dem.axis_iter(Axis(0)).into_par_iter())
+            .for_each(|(dst, src)| {
+                for (d, &v) in dst[1..=cols].iter_mut().zip(src.iter()) {
+                    *d = v;
+                }
+            });
         Ok(Padded {
             rows,
             cols,
@@ -72,7 +75,16 @@ impl Padded {
             width,
             z,
         } = self;
-        Array2::from_shape_fn((rows, cols), |(r, c)| z[(r + 1) * width + c + 1])
+        let mut out = Array2::<f32>::zeros((rows, cols));
+        out.axis_iter_mut(Axis(0))
+            .into_par_iter()
+            .zip(z.par_chunks(width).skip(1))
+            .for_each(|(mut dst, src)| {
+                for (d, &v) in dst.iter_mut().zip(&src[1..=cols]) {
+                    *d = v;
+                }
+            });
+        out
     }
 }
 
@@ -105,27 +117,36 @@ fn priority_flood<const EPSILON: bool>(
 
     // NoData (and the margin) is closed from the start; valid cells next to it are the outlets
     // the flood starts from, in row-major order.
-    let mut closed = Bits::new(z.len());
-    for (i, v) in z.iter().enumerate() {
-        if v.is_nan() {
-            closed.set(i);
-        }
-    }
+    // Both scans run in parallel; the seeds are pushed in row-major order.
+    let mut closed = Bits(
+        z.par_chunks(64)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |bits, (k, v)| bits | (u64::from(v.is_nan()) << k))
+            })
+            .collect(),
+    );
+    let z_ref: &[f32] = z;
+    let seeds: Vec<Vec<u32>> = (1..=rows)
+        .into_par_iter()
+        .map(|r| {
+            (r * width + 1..=r * width + cols)
+                .filter(|&i| {
+                    !z_ref[i].is_nan()
+                        && offsets
+                            .iter()
+                            .any(|&o| z_ref[i.wrapping_add_signed(o)].is_nan())
+                })
+                .map(|i| i as u32)
+                .collect()
+        })
+        .collect();
     let mut open = RadixQueue::new();
-    for r in 1..=rows {
-        for c in 1..=cols {
-            let i = r * width + c;
-            if closed.get(i) {
-                continue;
-            }
-            let outlet = offsets
-                .iter()
-                .any(|&o| z[i.wrapping_add_signed(o)].is_nan());
-            if outlet {
-                closed.set(i);
-                open.push(key(z[i]), i as u32);
-            }
-        }
+    for i in seeds.into_iter().flatten() {
+        closed.set(i as usize);
+        open.push(key(z[i as usize]), i);
     }
 
     let mut pit: VecDeque<u32> = VecDeque::new();

@@ -20,6 +20,39 @@ struct Cli {
 enum Command {
     /// Generate a world and write its files.
     Generate(GenerateArgs),
+    /// Hydrology on a DEM you bring: 2-D .npy (float32 elevations, int8 D8 receivers) or
+    /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
+    #[command(subcommand)]
+    Dem(DemCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum DemCommand {
+    /// Fill depressions (Priority-Flood, 8-connected, border and NaN-adjacent cells are outlets).
+    Fill {
+        /// Input DEM (.npy or PNG).
+        input: PathBuf,
+        /// Output (.npy float32, or .png 16-bit when the values are whole numbers in 0..=65535).
+        output: PathBuf,
+        /// Raise flats by the smallest f32 steps so every interior cell drains (.npy only)
+        /// [default: off]
+        #[arg(long)]
+        epsilon: bool,
+    },
+    /// Steepest-slope D8 receivers: 0 none, 1..=8 = W, NW, N, NE, E, SE, S, SW.
+    D8 {
+        /// Input DEM (.npy or PNG).
+        input: PathBuf,
+        /// Output (.npy int8, or .png 8-bit codes).
+        output: PathBuf,
+    },
+    /// D8 flow accumulation (cells draining through each cell, itself included).
+    Accumulate {
+        /// Input: int8 D8 receivers (.npy), or a DEM (D8 taken on it as it is).
+        input: PathBuf,
+        /// Output (.npy float64).
+        output: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -268,6 +301,26 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
     Ok(())
 }
 
+fn dem(command: &DemCommand) -> ExitCode {
+    use orogen::dem;
+    let result = match command {
+        DemCommand::Fill {
+            input,
+            output,
+            epsilon,
+        } => dem::fill_file(input, output, *epsilon),
+        DemCommand::D8 { input, output } => dem::d8_file(input, output),
+        DemCommand::Accumulate { input, output } => dem::accumulate_file(input, output),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(if err.is_invalid_input() { 2 } else { 1 })
+        }
+    }
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("OROGEN_LOG"))
@@ -276,6 +329,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
+        Command::Dem(command) => return dem(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

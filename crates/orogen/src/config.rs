@@ -15,6 +15,8 @@ pub const MAX_CELLS: usize = 8_000_000;
 pub struct Config {
     pub world: WorldParams,
     pub export: ExportParams,
+    /// Moisture, biomes and the colour table.
+    pub biome: orogen_biome::Params,
 }
 
 /// World-wide parameters every stage reads.
@@ -65,6 +67,8 @@ pub struct ExportParams {
     pub normalize: Normalize,
     /// Also write the whole world as `world.npz`. Default: false.
     pub save_world: bool,
+    /// Shade `colormap.png` by slope (sun in the north-west, 45 degrees up). Default: false.
+    pub hillshade: bool,
 }
 
 impl Default for ExportParams {
@@ -73,6 +77,7 @@ impl Default for ExportParams {
             resolution: 1024,
             normalize: Normalize::Fixed,
             save_world: false,
+            hillshade: false,
         }
     }
 }
@@ -143,6 +148,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), Error> {
         self.world.validate()?;
         self.export.validate(&self.world)?;
+        self.biome.validate()?;
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

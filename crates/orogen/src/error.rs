@@ -19,6 +19,9 @@ pub enum Error {
     /// A world file or layer problem.
     #[error(transparent)]
     World(#[from] orogen_world::WorldError),
+    /// The biome stage failed.
+    #[error("biome: {0}")]
+    Biome(#[from] orogen_biome::Error),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -34,6 +37,7 @@ impl Error {
                 orogen_world::WorldError::BadArray { .. } | orogen_world::WorldError::Npz(_)
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
+            Error::Biome(e) => matches!(e, orogen_biome::Error::Param(_)),
         }
     }
 }

@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &[];
+pub const STAGES: &[&str] = &["biome"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -44,7 +44,14 @@ pub fn generate(config: &Config) -> Result<World, Error> {
 /// [`generate`], also returning the wall time of each stage.
 pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
-    let timings = Timings::default();
-    let world = World::new(config.world.meta());
+    let mut timings = Timings::default();
+    let mut world = World::new(config.world.meta());
+    // Biome: moisture, Whittaker classes and the colour table, after hydrology. Guarded until
+    // the elevation stage is in the pipeline (it needs `region_elevation` and `region_water`).
+    if world.has_layer("region_elevation") {
+        timings.run("biome", || {
+            Ok(orogen_biome::run(&mut world, &config.biome)?)
+        })?;
+    }
     Ok((world, timings))
 }

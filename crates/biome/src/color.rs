@@ -1,7 +1,7 @@
 //! The biome colour pipeline of the article: a table of hard biome colours over (elevation,
 //! moisture), a Gaussian blur, and a bilinear lookup; water colours beside it.
 
-use ndarray::{Array3, ArrayView3, Axis};
+use ndarray::{Array3, ArrayView3};
 use orogen_world::ids::Biome;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -147,41 +147,55 @@ pub fn gaussian_kernel(sigma: f64, truncate: f64) -> Vec<f32> {
     raw.iter().map(|w| (w / sum) as f32).collect()
 }
 
-/// One 1-D pass along `axis` of a 3-D array with "nearest" edges (indices clamped), every
-/// output lane computed on its own in a fixed order (the same bytes for any thread count).
-fn blur_axis(src: ArrayView3<'_, f32>, kernel: &[f32], axis: usize) -> Array3<f32> {
-    let radius = (kernel.len() / 2) as isize;
-    let mut out = Array3::zeros(src.raw_dim());
-    let len = src.len_of(Axis(axis));
-    let last = len as isize - 1;
-    out.lanes_mut(Axis(axis))
-        .into_iter()
-        .zip(src.lanes(Axis(axis)))
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .for_each(|(mut dst, lane)| {
-            for k in 0..len {
-                let mut acc = 0.0f32;
-                for (t, w) in kernel.iter().enumerate() {
-                    let idx = (k as isize + t as isize - radius).clamp(0, last) as usize;
-                    acc += w * lane[idx];
-                }
-                dst[k] = acc;
-            }
-        });
-    out
+/// `out += w * src`, element by element (vectorises; the same order for any thread count).
+fn axpy(out: &mut [f32], w: f32, src: &[f32]) {
+    for (o, s) in out.iter_mut().zip(src) {
+        *o += w * s;
+    }
 }
 
 /// Gaussian blur of the first two axes of a `rows x cols x channels` table, each channel on its
-/// own, with SciPy's defaults (`mode = "nearest"`, truncated at 4 sigma): axis 0, then axis 1,
-/// in parallel over lanes with rayon; deterministic.
+/// own, with SciPy's defaults (`mode = "nearest"`, truncated at 4 sigma): axis 0, then axis 1.
+/// Each output row is a sum of whole source rows weighted by the kernel (axis 0), or of shifted
+/// copies of its edge-padded row (axis 1), taps in a fixed order; rows run in parallel with
+/// rayon, so the result is the same bytes for any thread count.
 pub fn gaussian_blur(table: ArrayView3<'_, f32>, sigma: f64) -> Array3<f32> {
     if sigma.is_nan() || sigma <= 0.0 || table.is_empty() {
         return table.to_owned();
     }
     let kernel = gaussian_kernel(sigma, 4.0);
-    let rows = blur_axis(table, &kernel, 0);
-    blur_axis(rows.view(), &kernel, 1)
+    let radius = kernel.len() / 2;
+    let (n0, n1, nc) = table.dim();
+    let src = table.as_standard_layout();
+    let src = src.as_slice().expect("standard layout is contiguous");
+    let row = n1 * nc;
+    // Axis 0: output row i = sum_t w_t * source row clamp(i + t - r).
+    let mut pass0 = vec![0.0f32; n0 * row];
+    pass0.par_chunks_mut(row).enumerate().for_each(|(i, out)| {
+        for (t, &w) in kernel.iter().enumerate() {
+            let ii = (i + t).saturating_sub(radius).min(n0 - 1);
+            axpy(out, w, &src[ii * row..(ii + 1) * row]);
+        }
+    });
+    // Axis 1: pad each row with its edge entries, then sum shifted windows.
+    let mut pass1 = vec![0.0f32; n0 * row];
+    pass1
+        .par_chunks_mut(row)
+        .zip(pass0.par_chunks(row))
+        .for_each_init(Vec::new, |padded, (out, input)| {
+            padded.clear();
+            for _ in 0..radius {
+                padded.extend_from_slice(&input[..nc]);
+            }
+            padded.extend_from_slice(input);
+            for _ in 0..radius {
+                padded.extend_from_slice(&input[row - nc..]);
+            }
+            for (t, &w) in kernel.iter().enumerate() {
+                axpy(out, w, &padded[t * nc..t * nc + row]);
+            }
+        });
+    Array3::from_shape_vec((n0, n1, nc), pass1).expect("same shape as the input")
 }
 
 /// The blurred biome colour table, looked up bilinearly.

@@ -145,17 +145,21 @@ where
                         continue;
                     }
                     let eps = -1e-9;
+                    let inv = 1.0 / det;
+                    // The weights are affine in the pixel position: step them along each row.
+                    let (dwb, dwc) = ((pc.1 - pa.1) * inv, -(pb.1 - pa.1) * inv);
                     for j in ymin as usize..=ymax as usize {
-                        let y = j as f64;
+                        let (x0, y) = (xmin, j as f64);
+                        let mut wb =
+                            ((x0 - pa.0) * (pc.1 - pa.1) - (pc.0 - pa.0) * (y - pa.1)) * inv;
+                        let mut wc =
+                            ((pb.0 - pa.0) * (y - pa.1) - (x0 - pa.0) * (pb.1 - pa.1)) * inv;
                         for i in xmin as usize..=xmax as usize {
-                            let x = i as f64;
-                            // Barycentric weights of (x, y) in (pa, pb, pc).
-                            let wb =
-                                ((x - pa.0) * (pc.1 - pa.1) - (pc.0 - pa.0) * (y - pa.1)) / det;
-                            let wc =
-                                ((pb.0 - pa.0) * (y - pa.1) - (x - pa.0) * (pb.1 - pa.1)) / det;
-                            let wa = 1.0 - wb - wc;
-                            if wa < eps || wb < eps || wc < eps {
+                            let (b_w, c_w) = (wb, wc);
+                            wb += dwb;
+                            wc += dwc;
+                            let wa = 1.0 - b_w - c_w;
+                            if wa < eps || b_w < eps || c_w < eps {
                                 continue;
                             }
                             let piece = Piece {
@@ -163,8 +167,8 @@ where
                                 b,
                                 c,
                                 wa: wa as f32,
-                                wb: wb as f32,
-                                wc: wc as f32,
+                                wb: b_w as f32,
+                                wc: c_w as f32,
                             };
                             chunk[(j - row0) * nx + i] = f(&piece);
                         }
@@ -259,43 +263,38 @@ pub fn colormap(
     let corner_lake = corner_mean(mesh, |r| region_lake[r]);
     let w = options.water;
     let (nx, ny) = (grid.nx, grid.ny);
-    let need_e = options.hillshade;
-    let pixels: Vec<([f32; 3], f32)> = rasterise(mesh, grid, |p| {
+    let color = |p: &Piece| {
         let e = p.interp(region_e, &corner_e);
-        let rgb = if p.interp(region_lake.view(), &corner_lake) > 0.5 {
+        let c = if p.interp(region_lake.view(), &corner_lake) > 0.5 {
             w.lake
         } else if e < 0.0 {
             ocean(w.shallow, w.deep, -e)
         } else {
             lookup(table, e, p.interp(region_m, &corner_m))
         };
-        (rgb, e)
-    });
-    let mut rgb: Vec<[f32; 3]> = pixels.iter().map(|p| p.0).collect();
-    if need_e {
-        let e: Vec<f32> = pixels.iter().map(|p| p.1).collect();
+        (c.map(to_u8), e)
+    };
+    let mut rgb: Vec<[u8; 3]> = if options.hillshade {
+        let both = rasterise(mesh, grid, color);
+        let e: Vec<f32> = both.iter().map(|p| p.1).collect();
+        let mut rgb: Vec<[u8; 3]> = both.into_iter().map(|p| p.0).collect();
         hillshade(&mut rgb, &e, grid, &world.meta);
-    }
-    drop(pixels);
+        rgb
+    } else {
+        rasterise(mesh, grid, |p| color(p).0)
+    };
     if options.rivers && world.has_layer("rivers") {
         draw_rivers(world, grid, w.river, &mut rgb)?;
     }
-    let mut out = Array3::zeros((ny, nx, 3));
-    out.as_slice_mut()
-        .expect("a new array is contiguous")
-        .par_chunks_mut(3)
-        .zip(rgb.par_iter())
-        .for_each(|(px, c)| {
-            for k in 0..3 {
-                px[k] = to_u8(c[k]);
-            }
-        });
-    Ok(out)
+    Ok(
+        Array3::from_shape_vec((ny, nx, 3), rgb.into_flattened())
+            .expect("one RGB triple per pixel"),
+    )
 }
 
 /// Lambert shading from a sun in the north-west, 45 degrees up, on land only: a flat pixel
 /// keeps its colour; slopes facing the sun brighten a little, those facing away darken.
-fn hillshade(rgb: &mut [[f32; 3]], e: &[f32], grid: &PixelGrid, meta: &orogen_world::WorldMeta) {
+fn hillshade(rgb: &mut [[u8; 3]], e: &[f32], grid: &PixelGrid, meta: &orogen_world::WorldMeta) {
     let (nx, ny) = (grid.nx, grid.ny);
     if nx < 3 || ny < 3 {
         return;
@@ -325,7 +324,7 @@ fn hillshade(rgb: &mut [[f32; 3]], e: &[f32], grid: &PixelGrid, meta: &orogen_wo
             let factor = (lambert / sun[2]).clamp(0.0, 1.4) as f32;
             let factor = 0.6 + 0.4 * factor;
             for c in px.iter_mut() {
-                *c *= factor;
+                *c = (f32::from(*c) * factor).round().min(255.0) as u8;
             }
         }
     });
@@ -337,7 +336,7 @@ fn draw_rivers(
     world: &World,
     grid: &PixelGrid,
     color: Rgb,
-    rgb: &mut [[f32; 3]],
+    rgb: &mut [[u8; 3]],
 ) -> Result<(), ExportError> {
     let mesh = world.mesh()?;
     let offsets = world.offsets("rivers")?.to_vec();
@@ -388,7 +387,7 @@ fn draw_rivers(
 /// Blends `color` over the pixels within `half` pixels of segment pa-pb (coverage
 /// `clamp(half + 0.5 - distance, 0, 1)`).
 fn stamp_segment(
-    rgb: &mut [[f32; 3]],
+    rgb: &mut [[u8; 3]],
     nx: usize,
     ny: usize,
     pa: (f64, f64),
@@ -420,7 +419,8 @@ fn stamp_segment(
             if cover > 0.0 {
                 let px = &mut rgb[j * nx + i];
                 for c in 0..3 {
-                    px[c] = px[c] * (1.0 - cover) + color[c] * cover;
+                    let v = f32::from(px[c]) / 255.0 * (1.0 - cover) + color[c] * cover;
+                    px[c] = to_u8(v);
                 }
             }
         }
@@ -443,20 +443,15 @@ pub fn biome_map(
         }
         .into());
     }
-    let ids: Vec<u8> = rasterise(mesh, grid, |p| {
-        if p.wa >= p.wb { biome[p.a] } else { biome[p.b] }
+    let colors: Vec<[u8; 3]> = colors.iter().map(|c| c.map(to_u8)).collect();
+    let rgb: Vec<[u8; 3]> = rasterise(mesh, grid, |p| {
+        let id = if p.wa >= p.wb { biome[p.a] } else { biome[p.b] };
+        colors[id as usize]
     });
-    let mut out = Array3::zeros((grid.ny, grid.nx, 3));
-    out.as_slice_mut()
-        .expect("a new array is contiguous")
-        .par_chunks_mut(3)
-        .zip(ids.par_iter())
-        .for_each(|(px, &id)| {
-            for c in 0..3 {
-                px[c] = to_u8(colors[id as usize][c]);
-            }
-        });
-    Ok(out)
+    Ok(
+        Array3::from_shape_vec((grid.ny, grid.nx, 3), rgb.into_flattened())
+            .expect("one RGB triple per pixel"),
+    )
 }
 
 #[cfg(test)]

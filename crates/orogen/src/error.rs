@@ -22,6 +22,9 @@ pub enum Error {
     /// The biome stage failed.
     #[error("biome: {0}")]
     Biome(#[from] orogen_biome::Error),
+    /// The mesh stage failed.
+    #[error("mesh: {0}")]
+    Mesh(#[from] orogen_mesh::MeshError),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -38,6 +41,7 @@ impl Error {
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
             Error::Biome(e) => matches!(e, orogen_biome::Error::Param(_)),
+            Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
         }
     }
 }

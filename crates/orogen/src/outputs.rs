@@ -22,6 +22,10 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     if world.has_layer("region_biome") {
         write_biome_outputs(world, config, &mut out)?;
     }
+    if world.has_mesh() {
+        let nx = config.export.resolution;
+        out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
+    }
     let range = heights::range_m(&[], &world.meta, config.export.normalize);
     let files = out.files().to_vec();
     let sidecar = WorldJson {

@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["biome"];
+pub const STAGES: &[&str] = &["mesh", "biome"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,6 +46,13 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
     let mut timings = Timings::default();
     let mut world = World::new(config.world.meta());
+    timings.run("mesh", || {
+        Ok(orogen_mesh::run(
+            &mut world,
+            &config.mesh,
+            config.world.cells,
+        )?)
+    })?;
     // Biome: moisture, Whittaker classes and the colour table, after hydrology. Guarded until
     // the elevation stage is in the pipeline (it needs `region_elevation` and `region_water`).
     if world.has_layer("region_elevation") {

@@ -1,63 +1,23 @@
 //! The biome stage (moisture + classification + colour table) at 50,000 and 1,000,000 cells,
 //! the colour-table blur, and the colour map at 4096^2.
 //!
-//! Worlds are synthetic so the bench measures this stage alone: a triangulated square grid of
-//! sites (about six neighbours per region, as a Delaunay mesh) with an island-shaped elevation.
+//! Worlds have a real mesh (`orogen-mesh`) and a synthetic island-shaped elevation, so the bench
+//! measures this stage alone.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ndarray::{Array1, Array2};
+use ndarray::Array1;
 use orogen_biome::{ColorTable, Palette, Params, Whittaker};
 use orogen_export::colormap::{ColormapOptions, WaterColors, colormap};
 use orogen_export::grid::PixelGrid;
-use orogen_world::{Csr, Domain, DualMesh, World, WorldMeta};
+use orogen_world::{Domain, World, WorldMeta};
 
-/// A `k x k` grid of sites on the unit square, each square split into two triangles, with an
-/// island-shaped elevation (land about 40%) and ocean elsewhere.
-fn grid_world(k: usize) -> World {
-    let n = k * k;
-    let id = |i: usize, j: usize| (j * k + i) as u32;
-    let region_xy = Array2::from_shape_fn((n, 2), |(r, c)| {
-        let v = if c == 0 { r % k } else { r / k };
-        v as f64 / (k - 1) as f64
-    });
-    let mut tris: Vec<[u32; 3]> = Vec::with_capacity(2 * (k - 1) * (k - 1));
-    for j in 0..k - 1 {
-        for i in 0..k - 1 {
-            tris.push([id(i, j), id(i + 1, j), id(i + 1, j + 1)]);
-            tris.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
-        }
-    }
-    let mut nbrs: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut rc: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (t, tri) in tris.iter().enumerate() {
-        for a in 0..3 {
-            let (u, v) = (tri[a] as usize, tri[(a + 1) % 3]);
-            if !nbrs[u].contains(&v) {
-                nbrs[u].push(v);
-                nbrs[v as usize].push(u as u32);
-            }
-            rc[u].push(t as u32);
-        }
-    }
-    let corner_xy = Array2::from_shape_fn((tris.len(), 2), |(t, c)| {
-        tris[t]
-            .iter()
-            .map(|&r| region_xy[[r as usize, c]])
-            .sum::<f64>()
-            / 3.0
-    });
-    let corner_regions = Array2::from_shape_fn((tris.len(), 3), |(t, c)| tris[t][c]);
-    let empty: Vec<Vec<u32>> = vec![Vec::new(); tris.len()];
-    let mesh = DualMesh {
-        region_xy,
-        region_is_boundary: Array1::zeros(n),
-        corner_xy,
-        corner_regions,
-        region_neighbors: Csr::from_lists(&nbrs),
-        region_corners: Csr::from_lists(&rc),
-        corner_neighbors: Csr::from_lists(&empty),
-    };
+/// A world with a real mesh of `cells` regions (`orogen-mesh` defaults: Poisson sites, 3 Lloyd
+/// iterations) and a synthetic island-shaped elevation (land about 40%), ocean elsewhere.
+fn mesh_world(cells: usize) -> World {
     let mut world = World::new(WorldMeta::default());
+    orogen_mesh::run(&mut world, &orogen_mesh::Params::default(), cells).unwrap();
+    let mesh = world.mesh().unwrap();
+    let n = mesh.n_regions();
     let base: Vec<f32> = (0..n)
         .map(|r| {
             let (x, y) = (mesh.region_xy[[r, 0]], mesh.region_xy[[r, 1]]);
@@ -66,7 +26,6 @@ fn grid_world(k: usize) -> World {
             (0.6 - d2 + wobble) as f32
         })
         .collect();
-    world.set_mesh(mesh).unwrap();
     let hi = base.iter().copied().fold(0.0f32, f32::max);
     let lo = base.iter().copied().fold(0.0f32, f32::min);
     let elev: Vec<f32> = base
@@ -94,9 +53,9 @@ fn grid_world(k: usize) -> World {
 fn stage(c: &mut Criterion) {
     let mut group = c.benchmark_group("biome_stage");
     group.sample_size(10);
-    for (name, k) in [("50k", 224usize), ("1M", 1000)] {
-        let world = grid_world(k);
-        group.throughput(Throughput::Elements((k * k) as u64));
+    for (name, cells) in [("50k", 50_000usize), ("1M", 1_000_000)] {
+        let world = mesh_world(cells);
+        group.throughput(Throughput::Elements(cells as u64));
         group.bench_function(name, |b| {
             b.iter_batched_ref(
                 || world.clone(),
@@ -115,7 +74,7 @@ fn table(c: &mut Criterion) {
 }
 
 fn color_map(c: &mut Criterion) {
-    let mut world = grid_world(224);
+    let mut world = mesh_world(50_000);
     orogen_biome::run(&mut world, &Params::default()).unwrap();
     let p = Palette::default();
     let options = ColormapOptions {

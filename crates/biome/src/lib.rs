@@ -11,6 +11,8 @@
 //!    Land moisture is then redistributed by rank (each land region gets `rank / (count - 1)`,
 //!    as mapgen2 does), so the Whittaker cuts, not the noise amplitude, set the biome shares
 //!    (the reference never makes desert); `wetness` bends that distribution. Water is 1.
+//!    Optionally (`wind` > 0), rain carried by a wind adds moisture, with a rain shadow behind
+//!    mountains, as mapgen4 does ([`moisture::wind_rain`]).
 //! 2. **Classification** ([`Whittaker`]): a table of elevation bands split into moisture
 //!    zones, as data in [`Params`]; a pure function of (stored elevation, moisture) on land;
 //!    ocean and lake by the region's water kind.
@@ -112,6 +114,17 @@ pub struct Params {
     pub snowcap_elevation: f32,
     /// Moisture factor of snow caps. Default: 1.5. Range: 1 ..= 10.
     pub snowcap_boost: f32,
+    /// Weight of the wind-carried rain (0 = off): moisture gains `wind * rain`, rain normalised
+    /// to 0 ..= 1 over land, with a rain shadow behind mountains
+    /// ([`moisture::wind_rain`]). Default: 0. Range: 0 ..= 4.
+    pub wind: f32,
+    /// Direction the wind blows towards, in degrees (0 = east, +x; 90 = south, +y).
+    /// Default: 0. Range: -360 ..= 360.
+    pub wind_angle: f64,
+    /// How fast the air rains out over flat land, per map width. Default: 3. Range: 0 ..= 1000.
+    pub wind_rain_rate: f64,
+    /// Rain per unit of stored elevation climbed (orographic rain). Default: 2. Range: 0 ..= 100.
+    pub wind_orographic: f32,
     /// Redistribute land moisture by rank (uniform on 0 ..= 1). Default: true.
     pub redistribute: bool,
     /// Bends the redistributed moisture: `m^(4^-wetness)`; above 0 wetter, below 0 drier.
@@ -137,6 +150,10 @@ impl Default for Params {
             altitude_drying: 0.25 * classify::REFERENCE_PEAK,
             snowcap_elevation: 0.7 / classify::REFERENCE_PEAK,
             snowcap_boost: 1.5,
+            wind: 0.0,
+            wind_angle: 0.0,
+            wind_rain_rate: 3.0,
+            wind_orographic: 2.0,
             redistribute: true,
             wetness: 0.0,
             blur_sigma: 8.0,
@@ -158,6 +175,10 @@ impl Params {
         in_range("altitude_drying", self.altitude_drying, 0.0..=1.0)?;
         in_range("snowcap_elevation", self.snowcap_elevation, 0.0..=1.0)?;
         in_range("snowcap_boost", self.snowcap_boost, 1.0..=10.0)?;
+        in_range("wind", self.wind, 0.0..=4.0)?;
+        in_range("wind_angle", self.wind_angle, -360.0..=360.0)?;
+        in_range("wind_rain_rate", self.wind_rain_rate, 0.0..=1000.0)?;
+        in_range("wind_orographic", self.wind_orographic, 0.0..=100.0)?;
         in_range("wetness", self.wetness, -1.0..=1.0)?;
         in_range("blur_sigma", self.blur_sigma, 0.0..=64.0)?;
         self.whittaker.validate()?;
@@ -209,7 +230,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
     let stage_seed = seed::stage_seed(world.meta.seed, STAGE);
     // The noise crate's Fbm adds the octave to its seed: keep it far below u32::MAX.
     let noise_seed = (stage_seed >> 33) as u32;
-    let noise = moisture::noise_field(
+    let mut noise = moisture::noise_field(
         mesh.region_xy.view(),
         world.meta.width,
         params.noise_scale * params.scale_factor,
@@ -219,6 +240,31 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
     );
     // Hops to map distance: the mean spacing of the regions.
     let spacing = (world.meta.width * world.meta.height / n_regions.max(1) as f64).sqrt();
+    if params.wind > 0.0 {
+        let per_hop = (params.wind_rain_rate * spacing / world.meta.width).min(1.0) as f32;
+        let rain = moisture::wind_rain(
+            mesh.region_xy.view(),
+            &mesh.region_neighbors,
+            &elevation,
+            &water_kind,
+            params.wind_angle.to_radians(),
+            per_hop,
+            params.wind_orographic,
+        );
+        let land_max = rain
+            .iter()
+            .zip(&water_kind)
+            .filter(|(_, k)| **k == water::LAND)
+            .map(|(r, _)| *r)
+            .fold(0.0f32, f32::max);
+        if land_max > 0.0 {
+            for ((m, r), k) in noise.iter_mut().zip(&rain).zip(&water_kind) {
+                if *k == water::LAND {
+                    *m += params.wind * r / land_max;
+                }
+            }
+        }
+    }
     let decay_hops = (params.water_decay * world.meta.width / spacing) as f32;
     let shaping = moisture::Shaping {
         water_boost: params.water_boost,
@@ -452,6 +498,29 @@ mod tests {
         let one = go(1, 11);
         assert_eq!(one, go(2, 11));
         assert_ne!(one.0, go(1, 12).0);
+    }
+
+    #[test]
+    fn wind_moves_moisture_and_stays_deterministic() {
+        let go = |threads: usize, wind: f32| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| {
+                    let mut world = grid_world(60, 2);
+                    let params = Params {
+                        wind,
+                        redistribute: false,
+                        ..Params::default()
+                    };
+                    run(&mut world, &params).unwrap();
+                    layers(&world).0
+                })
+        };
+        let windy = go(1, 1.0);
+        assert_eq!(windy, go(2, 1.0));
+        assert_ne!(windy, go(1, 0.0));
     }
 
     #[test]

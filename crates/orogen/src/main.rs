@@ -129,6 +129,12 @@ struct BiomeArgs {
     /// Keep raw moisture instead of redistributing land moisture by rank [default: off]
     #[arg(long)]
     raw_moisture: bool,
+    /// Weight of wind-carried rain with rain shadows; 0 turns it off [default: 0] [range: 0..=4]
+    #[arg(long)]
+    wind: Option<f32>,
+    /// Direction the wind blows towards, degrees (0 east, 90 south) [default: 0] [range: -360..=360]
+    #[arg(long, allow_hyphen_values = true)]
+    wind_angle: Option<f64>,
     /// Gaussian blur sigma of the biome colour table, in table steps [default: 8] [range: 0..=64]
     #[arg(long)]
     blur_sigma: Option<f64>,
@@ -197,6 +203,8 @@ impl GenerateArgs {
         set(&mut biome.altitude_drying, b.altitude_drying);
         set(&mut biome.scale_factor, b.moisture_scale);
         set(&mut biome.blur_sigma, b.blur_sigma);
+        set(&mut biome.wind, b.wind);
+        set(&mut biome.wind_angle, b.wind_angle);
         if b.raw_moisture {
             biome.redistribute = false;
         }

@@ -20,6 +20,7 @@
 //! ```
 
 pub mod atomic;
+pub mod colormap;
 mod error;
 pub mod grid;
 pub mod heightmap;

@@ -80,6 +80,8 @@ struct GenerateArgs {
     export: ExportArgs,
     #[command(flatten)]
     elevation: ElevationArgs,
+    #[command(flatten)]
+    biome: BiomeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -136,6 +138,41 @@ struct ExportArgs {
     /// Also write the whole world as world.npz [default: off]
     #[arg(long)]
     save_world: bool,
+    /// Shade colormap.png by slope (sun north-west, 45 degrees up) [default: off]
+    #[arg(long)]
+    hillshade: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Moisture and biomes")]
+struct BiomeArgs {
+    /// Bend land moisture: above 0 wetter, below 0 drier [default: 0] [range: -1..=1]
+    #[arg(long, allow_hyphen_values = true)]
+    wetness: Option<f32>,
+    /// Moisture added at the water's edge (ocean, lakes, rivers) [default: 0.15] [range: 0..=1]
+    #[arg(long)]
+    water_boost: Option<f32>,
+    /// Decay length of the water boost, as a fraction of the map width [default: 0.03] [range: 0.0001..=1]
+    #[arg(long)]
+    water_decay: Option<f64>,
+    /// Drier with altitude: moisture x (1 - k elevation) below the snow caps [default: 0.325] [range: 0..=1]
+    #[arg(long)]
+    altitude_drying: Option<f32>,
+    /// Moisture noise scale over the elevation noise scale [default: 1.5] [range: 0.01..=100]
+    #[arg(long)]
+    moisture_scale: Option<f64>,
+    /// Keep raw moisture instead of redistributing land moisture by rank [default: off]
+    #[arg(long)]
+    raw_moisture: bool,
+    /// Weight of wind-carried rain with rain shadows; 0 turns it off [default: 0] [range: 0..=4]
+    #[arg(long)]
+    wind: Option<f32>,
+    /// Direction the wind blows towards, degrees (0 east, 90 south) [default: 0] [range: -360..=360]
+    #[arg(long, allow_hyphen_values = true)]
+    wind_angle: Option<f64>,
+    /// Gaussian blur sigma of the biome colour table, in table steps [default: 8] [range: 0..=64]
+    #[arg(long)]
+    blur_sigma: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -257,6 +294,20 @@ impl GenerateArgs {
         set(&mut config.export.resolution, e.resolution);
         set(&mut config.export.normalize, e.normalize);
         config.export.save_world |= e.save_world;
+        config.export.hillshade |= e.hillshade;
+        let b = &self.biome;
+        let biome = &mut config.biome;
+        set(&mut biome.wetness, b.wetness);
+        set(&mut biome.water_boost, b.water_boost);
+        set(&mut biome.water_decay, b.water_decay);
+        set(&mut biome.altitude_drying, b.altitude_drying);
+        set(&mut biome.scale_factor, b.moisture_scale);
+        set(&mut biome.blur_sigma, b.blur_sigma);
+        set(&mut biome.wind, b.wind);
+        set(&mut biome.wind_angle, b.wind_angle);
+        if b.raw_moisture {
+            biome.redistribute = false;
+        }
         Ok(config)
     }
 }

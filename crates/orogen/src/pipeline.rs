@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["mesh", "elevation"];
+pub const STAGES: &[&str] = &["mesh", "elevation", "biome"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -55,6 +55,9 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     })?;
     timings.run("elevation", || {
         Ok(orogen_elevation::run(&mut world, &config.elevation)?)
+    })?;
+    timings.run("biome", || {
+        Ok(orogen_biome::run(&mut world, &config.biome)?)
     })?;
     Ok((world, timings))
 }

@@ -312,12 +312,10 @@ impl<const D: usize> Growth<'_, D> {
     /// True when a node lies within the minimum separation of `p`.
     fn occupied(&self, p: &[f64; D]) -> bool {
         let eps = MIN_SEPARATION * self.params.segment_length;
-        let lo: [i64; D] = std::array::from_fn(|k| {
-            ((p[k] - eps) / self.params.segment_length).floor() as i64
-        });
-        let hi: [i64; D] = std::array::from_fn(|k| {
-            ((p[k] + eps) / self.params.segment_length).floor() as i64
-        });
+        let lo: [i64; D] =
+            std::array::from_fn(|k| ((p[k] - eps) / self.params.segment_length).floor() as i64);
+        let hi: [i64; D] =
+            std::array::from_fn(|k| ((p[k] + eps) / self.params.segment_length).floor() as i64);
         let mut cur = lo;
         loop {
             if let Some(list) = self.node_cells.get(&cur)
@@ -405,7 +403,11 @@ pub fn grow<const D: usize>(
     seed: u64,
 ) -> Result<Skeleton<D>, Error> {
     params.validate()?;
-    if root.iter().chain(attractors.iter().flatten()).any(|v| !v.is_finite()) {
+    if root
+        .iter()
+        .chain(attractors.iter().flatten())
+        .any(|v| !v.is_finite())
+    {
         return Err(Error::NonFinite("space colonisation point"));
     }
     let mut rng = orogen_world::seed::rng_from_seed(seed);
@@ -442,7 +444,7 @@ pub fn grow<const D: usize>(
         dir.resize(g.nodes.len(), [0.0; D]);
         is_pulled.resize(g.nodes.len(), false);
         pulled.clear();
-        for a in 0..attractors.len() {
+        for (a, target) in attractors.iter().enumerate() {
             if !g.alive[a] {
                 continue;
             }
@@ -456,7 +458,7 @@ pub fn grow<const D: usize>(
                 }
                 let n = n as usize;
                 let inv = 1.0 / d2.sqrt();
-                let v = sub(&attractors[a], &g.nodes[n]);
+                let v = sub(target, &g.nodes[n]);
                 if !is_pulled[n] {
                     is_pulled[n] = true;
                     pulled.push(n as u32);
@@ -498,7 +500,7 @@ pub fn grow<const D: usize>(
                     unit + params.jitter * (2.0 * rng.random::<f64>() - 1.0)
                 });
                 let vlen = norm(&v);
-                if !(vlen > 1e-12) {
+                if vlen.is_nan() || vlen <= 1e-12 {
                     continue;
                 }
                 for c in &mut v {

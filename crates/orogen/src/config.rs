@@ -21,7 +21,8 @@ pub struct Config {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WorldParams {
-    /// The world seed. Default: 123 (the reference's command line).
+    /// The world seed. Default: 123 (the reference's command line). Range: 0 ..= 2^63 - 1 (TOML
+    /// integers are signed 64-bit, and a config must print and read back).
     pub seed: u64,
     /// Regions (Voronoi cells), boundary sites included. Default: 50,000. Range: 3 ..= 8,000,000.
     pub cells: usize,
@@ -80,6 +81,7 @@ impl Default for ExportParams {
 impl WorldParams {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
+        in_range("seed", self.seed, 0..=i64::MAX as u64)?;
         in_range("cells", self.cells, 3..=MAX_CELLS)?;
         positive_finite("width", self.width)?;
         positive_finite("height", self.height)?;

@@ -48,7 +48,7 @@ struct GenerateArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "World")]
 struct WorldArgs {
-    /// World seed [default: 123]
+    /// World seed [default: 123] [range: 0..=9223372036854775807]
     #[arg(long)]
     seed: Option<u64>,
     /// Number of cells (regions) [default: 50000] [range: 3..=8000000]

@@ -1,0 +1,547 @@
+//! Seeded, deterministic Poisson-disc sampling (Bridson 2007) over any rectangle.
+//!
+//! Points are spread so that no two are closer than a minimum distance `r`, and (at `k = 30`
+//! candidates per active point) almost no room is left where another point would fit. The
+//! minimum distance may be constant ([`poisson_disc`]) or vary over the map, given as a closure
+//! ([`poisson_disc_variable`]) or as a raster of radii ([`poisson_disc_raster`]).
+//!
+//! The algorithm is Bridson's: a background grid of cell `r_min / sqrt 2` (so each grid cell holds
+//! at most one point), an *ordered* active list (a `Vec`, picked from by the generator, never a
+//! hash set), and `k` candidates drawn uniformly by area in the annulus `r .. 2r` around the active
+//! point. Its cost is O(n). Every random number comes from the generator passed in, through this
+//! crate's own conversions (53-bit floats, multiply-shift indices), so the same seed gives the same
+//! points on every platform and with every `rand` version.
+//!
+//! With a varying radius `r(x, y)`, two points `p`, `q` are always at least
+//! `max(r(p), r(q))` apart (the rule is symmetric), and new candidates are drawn in the annulus
+//! `r(p) .. 2 r(p)` of the active point `p`.
+//!
+//! This crate is shared by the mesh stage (Poisson-disc interior sites) and the flora stage (tree
+//! placement); it depends on no stage.
+//!
+//! ```
+//! use orogen_sampling::{Rect, poisson_disc};
+//! use orogen_world::seed;
+//!
+//! let rect = Rect::new(0.0, 0.0, 100.0, 50.0)?;
+//! let mut rng = seed::stage_rng(42, "flora");
+//! let points = poisson_disc(&mut rng, rect, 2.0, 30)?;
+//! // No two points closer than r = 2.
+//! for (i, a) in points.iter().enumerate() {
+//!     for b in &points[i + 1..] {
+//!         assert!(((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt() >= 2.0);
+//!     }
+//! }
+//! // Bridson fills the rectangle: n r^2 / area lands near 0.65.
+//! let density = points.len() as f64 * 4.0 / rect.area();
+//! assert!((0.55..0.72).contains(&density));
+//! // Deterministic: the same seed gives the same points.
+//! let again = poisson_disc(&mut seed::stage_rng(42, "flora"), rect, 2.0, 30)?;
+//! assert_eq!(points, again);
+//! # Ok::<(), orogen_sampling::SamplingError>(())
+//! ```
+
+use ndarray::ArrayView2;
+use orogen_world::params::{ParamError, in_range, positive_finite};
+use rand::Rng;
+use thiserror::Error;
+
+/// The number of candidates per active point that Bridson recommends, and the default.
+pub const DEFAULT_K: usize = 30;
+
+/// The largest `area / r_min^2` accepted: about 58 million points and a 400 MB background grid.
+/// Beyond it the request is refused before any allocation.
+pub const MAX_AREA_OVER_R2: f64 = 5.0e7;
+
+/// What can go wrong: a bad parameter, or a radius closure returning an unusable value.
+#[derive(Debug, Error, PartialEq)]
+#[non_exhaustive]
+pub enum SamplingError {
+    /// A parameter out of range (rectangle, radius, k).
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The radius closure returned a non-finite or non-positive value.
+    #[error("the radius at ({x}, {y}) is {value}: it must be finite and > 0")]
+    BadRadius { x: f64, y: f64, value: f64 },
+}
+
+/// An axis-aligned rectangle `[x0, x1) x [y0, y1)`; points are drawn inside it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+}
+
+impl Rect {
+    /// A rectangle, checked: finite bounds, `x0 < x1`, `y0 < y1`.
+    pub fn new(x0: f64, y0: f64, x1: f64, y1: f64) -> Result<Self, ParamError> {
+        for (name, v) in [("x0", x0), ("y0", y0), ("x1", x1), ("y1", y1)] {
+            orogen_world::params::finite(name, v)?;
+        }
+        positive_finite("rect width (x1 - x0)", x1 - x0)?;
+        positive_finite("rect height (y1 - y0)", y1 - y0)?;
+        Ok(Rect { x0, y0, x1, y1 })
+    }
+
+    /// The map rectangle `[0, width) x [0, height)`.
+    pub fn from_size(width: f64, height: f64) -> Result<Self, ParamError> {
+        Rect::new(0.0, 0.0, width, height)
+    }
+
+    /// `x1 - x0`.
+    pub fn width(&self) -> f64 {
+        self.x1 - self.x0
+    }
+
+    /// `y1 - y0`.
+    pub fn height(&self) -> f64 {
+        self.y1 - self.y0
+    }
+
+    /// The area.
+    pub fn area(&self) -> f64 {
+        self.width() * self.height()
+    }
+
+    /// True when `(x, y)` lies in `[x0, x1) x [y0, y1)`.
+    pub fn contains(&self, x: f64, y: f64) -> bool {
+        x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
+    }
+}
+
+/// A uniform float in `[0, 1)` from the top 53 bits of one 64-bit draw.
+#[inline]
+pub fn unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A uniform index in `0..n` (multiply-shift; `n > 0`).
+#[inline]
+pub fn index_below<R: Rng + ?Sized>(rng: &mut R, n: usize) -> usize {
+    ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize
+}
+
+/// Poisson-disc points in `rect` with a constant minimum distance `radius`, `k` candidates per
+/// active point (Bridson recommends 30, [`DEFAULT_K`]). Points come in insertion order.
+pub fn poisson_disc<R: Rng + ?Sized>(
+    rng: &mut R,
+    rect: Rect,
+    radius: f64,
+    k: usize,
+) -> Result<Vec<[f64; 2]>, SamplingError> {
+    positive_finite("radius", radius)?;
+    Sampler::new(rect, radius, radius, k)?.run(rng, |_, _| Ok(radius))
+}
+
+/// Poisson-disc points whose minimum distance varies over the map: `radius(x, y)`, clamped to
+/// `r_min ..= r_max`. Any two points `p`, `q` end at least `max(r(p), r(q))` apart. The cost of
+/// each candidate grows with `(r_max / r_min)^2`, so keep the ratio moderate (under about 10).
+pub fn poisson_disc_variable<R: Rng + ?Sized, F: Fn(f64, f64) -> f64>(
+    rng: &mut R,
+    rect: Rect,
+    r_min: f64,
+    r_max: f64,
+    k: usize,
+    radius: F,
+) -> Result<Vec<[f64; 2]>, SamplingError> {
+    positive_finite("r_min", r_min)?;
+    positive_finite("r_max", r_max)?;
+    if r_max < r_min {
+        return Err(ParamError::new("r_max", r_max, format!(">= r_min ({r_min})")).into());
+    }
+    Sampler::new(rect, r_min, r_max, k)?.run(rng, |x, y| {
+        let r = radius(x, y);
+        if r.is_finite() && r > 0.0 {
+            Ok(r.clamp(r_min, r_max))
+        } else {
+            Err(SamplingError::BadRadius { x, y, value: r })
+        }
+    })
+}
+
+/// A raster of radii laid over a rectangle: pixel `[row, col]` covers the map cell whose centre
+/// is `(x0 + (col + 0.5) w / nx, y0 + (row + 0.5) h / ny)`; row 0 is `y0` (the top). Lookups take
+/// the nearest pixel (the pixel that contains the point).
+#[derive(Clone, Copy, Debug)]
+pub struct RadiusRaster<'a> {
+    radii: ArrayView2<'a, f64>,
+    rect: Rect,
+}
+
+impl<'a> RadiusRaster<'a> {
+    /// Checks the raster: non-empty, every radius finite and > 0.
+    pub fn new(radii: ArrayView2<'a, f64>, rect: Rect) -> Result<Self, ParamError> {
+        let (ny, nx) = radii.dim();
+        if nx == 0 || ny == 0 {
+            return Err(ParamError::new(
+                "radius raster",
+                format!("{ny}x{nx}"),
+                "at least 1x1",
+            ));
+        }
+        if let Some(&bad) = radii.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
+            return Err(ParamError::new(
+                "radius raster value",
+                bad,
+                "finite numbers > 0",
+            ));
+        }
+        Ok(RadiusRaster { radii, rect })
+    }
+
+    /// The radius at `(x, y)` (the containing pixel; points outside use the nearest edge pixel).
+    pub fn at(&self, x: f64, y: f64) -> f64 {
+        let (ny, nx) = self.radii.dim();
+        let col = ((x - self.rect.x0) / self.rect.width() * nx as f64).floor();
+        let row = ((y - self.rect.y0) / self.rect.height() * ny as f64).floor();
+        let col = col.clamp(0.0, (nx - 1) as f64) as usize;
+        let row = row.clamp(0.0, (ny - 1) as f64) as usize;
+        self.radii[[row, col]]
+    }
+
+    /// The smallest and largest radius.
+    pub fn bounds(&self) -> (f64, f64) {
+        self.radii
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| {
+                (lo.min(r), hi.max(r))
+            })
+    }
+}
+
+/// Poisson-disc points whose minimum distance is read from a raster of radii over `rect` (see
+/// [`RadiusRaster`]).
+pub fn poisson_disc_raster<R: Rng + ?Sized>(
+    rng: &mut R,
+    raster: &RadiusRaster<'_>,
+    k: usize,
+) -> Result<Vec<[f64; 2]>, SamplingError> {
+    let (r_min, r_max) = raster.bounds();
+    poisson_disc_variable(rng, raster.rect, r_min, r_max, k, |x, y| raster.at(x, y))
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// The background grid and the points placed so far.
+struct Sampler {
+    rect: Rect,
+    k: usize,
+    cell: f64,
+    inv_cell: f64,
+    gw: usize,
+    gh: usize,
+    /// Grid cells to search on each side of a candidate's cell.
+    span: isize,
+    grid: Vec<u32>,
+    points: Vec<[f64; 2]>,
+    /// The squared radius of each point (only read when the radius varies).
+    radii2: Vec<f64>,
+}
+
+impl Sampler {
+    fn new(rect: Rect, r_min: f64, r_max: f64, k: usize) -> Result<Self, SamplingError> {
+        let rect = Rect::new(rect.x0, rect.y0, rect.x1, rect.y1)?;
+        in_range("k", k, 1..=10_000)?;
+        let ratio = rect.area() / (r_min * r_min);
+        if ratio.is_nan() || ratio > MAX_AREA_OVER_R2 {
+            return Err(ParamError::new(
+                "r_min",
+                r_min,
+                format!(
+                    "large enough that area / r_min^2 <= {MAX_AREA_OVER_R2:e} (area {})",
+                    rect.area()
+                ),
+            )
+            .into());
+        }
+        in_range("r_max / r_min", r_max / r_min, 1.0..=64.0)?;
+        let cell = r_min / std::f64::consts::SQRT_2;
+        let gw = ((rect.width() / cell).ceil() as usize).max(1);
+        let gh = ((rect.height() / cell).ceil() as usize).max(1);
+        let span = (r_max / cell).ceil() as isize;
+        Ok(Sampler {
+            rect,
+            k,
+            cell,
+            inv_cell: 1.0 / cell,
+            gw,
+            gh,
+            span,
+            grid: vec![EMPTY; gw * gh],
+            points: Vec::new(),
+            radii2: Vec::new(),
+        })
+    }
+
+    #[inline]
+    fn cell_of(&self, x: f64, y: f64) -> (usize, usize) {
+        let cx = (((x - self.rect.x0) * self.inv_cell) as usize).min(self.gw - 1);
+        let cy = (((y - self.rect.y0) * self.inv_cell) as usize).min(self.gh - 1);
+        (cx, cy)
+    }
+
+    /// True when no placed point is closer than `max(r(c), r(q))`.
+    #[inline]
+    fn fits(&self, x: f64, y: f64, r2: f64, cx: usize, cy: usize) -> bool {
+        if self.grid[cy * self.gw + cx] != EMPTY {
+            return false;
+        }
+        let span = self.span;
+        let x_lo = (cx as isize - span).max(0) as usize;
+        let x_hi = (cx as isize + span).min(self.gw as isize - 1) as usize;
+        let y_lo = (cy as isize - span).max(0) as usize;
+        let y_hi = (cy as isize + span).min(self.gh as isize - 1) as usize;
+        for gy in y_lo..=y_hi {
+            let row = &self.grid[gy * self.gw..(gy + 1) * self.gw];
+            for &q in &row[x_lo..=x_hi] {
+                if q == EMPTY {
+                    continue;
+                }
+                let q = q as usize;
+                let [qx, qy] = self.points[q];
+                let d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y);
+                if d2 < r2.max(self.radii2[q]) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn insert(&mut self, x: f64, y: f64, r2: f64, cx: usize, cy: usize) -> usize {
+        let idx = self.points.len();
+        self.grid[cy * self.gw + cx] = idx as u32;
+        self.points.push([x, y]);
+        self.radii2.push(r2);
+        idx
+    }
+
+    fn run<R: Rng + ?Sized>(
+        mut self,
+        rng: &mut R,
+        radius: impl Fn(f64, f64) -> Result<f64, SamplingError>,
+    ) -> Result<Vec<[f64; 2]>, SamplingError> {
+        let rect = self.rect;
+        // The first point: uniform in the rectangle (redrawn in the rare case rounding lands on
+        // the open upper bound).
+        let (x, y) = loop {
+            let x = rect.x0 + unit_f64(rng) * rect.width();
+            let y = rect.y0 + unit_f64(rng) * rect.height();
+            if rect.contains(x, y) {
+                break (x, y);
+            }
+        };
+        let r = radius(x, y)?;
+        let (cx, cy) = self.cell_of(x, y);
+        let first = self.insert(x, y, r * r, cx, cy);
+        let mut active: Vec<u32> = vec![first as u32];
+        let tau = std::f64::consts::TAU;
+        while !active.is_empty() {
+            let slot = index_below(rng, active.len());
+            let p = active[slot] as usize;
+            let [px, py] = self.points[p];
+            let rp = self.radii2[p].sqrt();
+            let mut placed = false;
+            for _ in 0..self.k {
+                // Uniform by area in the annulus rp .. 2 rp.
+                let dist = rp * (1.0 + 3.0 * unit_f64(rng)).sqrt();
+                let (sin, cos) = (tau * unit_f64(rng)).sin_cos();
+                let x = px + dist * cos;
+                let y = py + dist * sin;
+                if !rect.contains(x, y) {
+                    continue;
+                }
+                let (cx, cy) = self.cell_of(x, y);
+                if self.grid[cy * self.gw + cx] != EMPTY {
+                    continue;
+                }
+                let r = radius(x, y)?;
+                if self.fits(x, y, r * r, cx, cy) {
+                    let idx = self.insert(x, y, r * r, cx, cy);
+                    active.push(idx as u32);
+                    placed = true;
+                    break;
+                }
+            }
+            if !placed {
+                active.swap_remove(slot);
+            }
+        }
+        debug_assert!(self.cell > 0.0);
+        Ok(self.points)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orogen_world::seed::rng_from_seed;
+
+    /// Squared distance to the nearest other point, by a plain sweep over x-sorted points
+    /// (independent of the sampler's grid).
+    fn min_pair_distance(points: &[[f64; 2]]) -> f64 {
+        let mut sorted = points.to_vec();
+        sorted.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        let mut best = f64::INFINITY;
+        for i in 0..sorted.len() {
+            for j in i + 1..sorted.len() {
+                let dx = sorted[j][0] - sorted[i][0];
+                if dx >= best {
+                    break;
+                }
+                let dy = sorted[j][1] - sorted[i][1];
+                best = best.min((dx * dx + dy * dy).sqrt());
+            }
+        }
+        best
+    }
+
+    /// Share of probe points (uniform in the rectangle) at distance >= r from every sample:
+    /// places where another point would still fit.
+    fn empty_share(points: &[[f64; 2]], rect: Rect, r: f64, probes: usize, seed: u64) -> f64 {
+        // A coarse bucket grid of side r built here for the lookup.
+        let gw = (rect.width() / r).ceil() as usize;
+        let gh = (rect.height() / r).ceil() as usize;
+        let mut buckets = vec![Vec::new(); gw * gh];
+        for (i, p) in points.iter().enumerate() {
+            let cx = (((p[0] - rect.x0) / r) as usize).min(gw - 1);
+            let cy = (((p[1] - rect.y0) / r) as usize).min(gh - 1);
+            buckets[cy * gw + cx].push(i);
+        }
+        let mut rng = rng_from_seed(seed);
+        let mut free = 0;
+        for _ in 0..probes {
+            let x = rect.x0 + unit_f64(&mut rng) * rect.width();
+            let y = rect.y0 + unit_f64(&mut rng) * rect.height();
+            let cx = (((x - rect.x0) / r) as usize).min(gw - 1) as isize;
+            let cy = (((y - rect.y0) / r) as usize).min(gh - 1) as isize;
+            let mut fits = true;
+            'search: for gy in (cy - 1).max(0)..=(cy + 1).min(gh as isize - 1) {
+                for gx in (cx - 1).max(0)..=(cx + 1).min(gw as isize - 1) {
+                    for &i in &buckets[gy as usize * gw + gx as usize] {
+                        let [px, py] = points[i];
+                        if ((px - x).powi(2) + (py - y).powi(2)).sqrt() < r {
+                            fits = false;
+                            break 'search;
+                        }
+                    }
+                }
+            }
+            if fits {
+                free += 1;
+            }
+        }
+        free as f64 / probes as f64
+    }
+
+    #[test]
+    fn no_two_points_closer_than_r() {
+        for (seed, rect, r) in [
+            (1, Rect::new(0.0, 0.0, 100.0, 100.0).unwrap(), 1.0),
+            (2, Rect::new(-3.5, 10.0, 40.0, 12.5).unwrap(), 0.37),
+            (3, Rect::new(0.0, 0.0, 1.0, 1.0).unwrap(), 0.013),
+        ] {
+            let points = poisson_disc(&mut rng_from_seed(seed), rect, r, DEFAULT_K).unwrap();
+            assert!(points.len() > 100, "{} points", points.len());
+            assert!(min_pair_distance(&points) >= r);
+            assert!(points.iter().all(|p| rect.contains(p[0], p[1])));
+        }
+    }
+
+    #[test]
+    fn density_is_that_of_annulus_sampling_not_a_lattice() {
+        let rect = Rect::new(0.0, 0.0, 256.0, 128.0).unwrap();
+        for seed in [5, 6] {
+            let r = 2.0;
+            let points = poisson_disc(&mut rng_from_seed(seed), rect, r, DEFAULT_K).unwrap();
+            let density = points.len() as f64 * r * r / rect.area();
+            assert!((0.55..=0.72).contains(&density), "density {density}");
+        }
+    }
+
+    #[test]
+    fn almost_no_room_is_left_for_another_point() {
+        let rect = Rect::new(0.0, 0.0, 200.0, 200.0).unwrap();
+        let r = 2.0;
+        let points = poisson_disc(&mut rng_from_seed(9), rect, r, DEFAULT_K).unwrap();
+        let share = empty_share(&points, rect, r, 200_000, 77);
+        assert!(share < 0.005, "empty share {share}");
+        // The probe would see a sparse set: the check can fail.
+        let sparse: Vec<_> = points.iter().step_by(2).copied().collect();
+        assert!(empty_share(&sparse, rect, r, 20_000, 78) > 0.05);
+    }
+
+    #[test]
+    fn same_seed_same_points_other_seed_other_points() {
+        let rect = Rect::new(0.0, 0.0, 50.0, 30.0).unwrap();
+        let a = poisson_disc(&mut rng_from_seed(11), rect, 1.0, DEFAULT_K).unwrap();
+        let b = poisson_disc(&mut rng_from_seed(11), rect, 1.0, DEFAULT_K).unwrap();
+        let c = poisson_disc(&mut rng_from_seed(12), rect, 1.0, DEFAULT_K).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        // Same bits, not merely equal values.
+        let bits = |v: &[[f64; 2]]| v.iter().flatten().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a), bits(&b));
+    }
+
+    #[test]
+    fn variable_radius_keeps_the_symmetric_rule_and_follows_the_density() {
+        let rect = Rect::new(0.0, 0.0, 100.0, 100.0).unwrap();
+        // Radius 0.5 on the left, growing to 2 on the right.
+        let radius = |x: f64, _y: f64| 0.5 + 1.5 * x / 100.0;
+        let points =
+            poisson_disc_variable(&mut rng_from_seed(4), rect, 0.5, 2.0, DEFAULT_K, radius)
+                .unwrap();
+        for (i, a) in points.iter().enumerate() {
+            for b in &points[i + 1..] {
+                let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+                assert!(d >= radius(a[0], a[1]).max(radius(b[0], b[1])));
+            }
+        }
+        let left = points.iter().filter(|p| p[0] < 20.0).count() as f64;
+        let right = points.iter().filter(|p| p[0] >= 80.0).count() as f64;
+        // Expected ratio of densities about (1.85 / 0.65)^2 = 8; ask for well over 4.
+        assert!(left > 4.0 * right, "left {left} right {right}");
+    }
+
+    #[test]
+    fn raster_radius_matches_the_closure_form() {
+        let rect = Rect::new(0.0, 0.0, 64.0, 32.0).unwrap();
+        let radii = ndarray::Array2::from_shape_fn((4, 8), |(row, col)| {
+            1.0 + 0.25 * (row as f64) + 0.1 * col as f64
+        });
+        let raster = RadiusRaster::new(radii.view(), rect).unwrap();
+        assert_eq!(raster.at(0.0, 0.0), 1.0);
+        assert_eq!(raster.at(63.9, 31.9), radii[[3, 7]]);
+        assert_eq!(raster.at(8.0, 8.0), radii[[1, 1]]);
+        let a = poisson_disc_raster(&mut rng_from_seed(3), &raster, DEFAULT_K).unwrap();
+        let (lo, hi) = raster.bounds();
+        let b = poisson_disc_variable(&mut rng_from_seed(3), rect, lo, hi, DEFAULT_K, |x, y| {
+            raster.at(x, y)
+        })
+        .unwrap();
+        assert_eq!(a, b);
+        assert!(min_pair_distance(&a) >= lo);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        let rect = Rect::new(0.0, 0.0, 1.0, 1.0).unwrap();
+        let mut rng = rng_from_seed(1);
+        assert!(Rect::new(0.0, 0.0, 0.0, 1.0).is_err());
+        assert!(Rect::new(f64::NAN, 0.0, 1.0, 1.0).is_err());
+        assert!(poisson_disc(&mut rng, rect, 0.0, 30).is_err());
+        assert!(poisson_disc(&mut rng, rect, f64::NAN, 30).is_err());
+        assert!(poisson_disc(&mut rng, rect, 1e-9, 30).is_err());
+        assert!(poisson_disc(&mut rng, rect, 0.1, 0).is_err());
+        assert!(poisson_disc_variable(&mut rng, rect, 0.2, 0.1, 30, |_, _| 0.1).is_err());
+        let nan = poisson_disc_variable(&mut rng, rect, 0.1, 0.2, 30, |_, _| f64::NAN);
+        assert!(matches!(nan, Err(SamplingError::BadRadius { .. })));
+        let bad = ndarray::Array2::from_elem((2, 2), -1.0);
+        assert!(RadiusRaster::new(bad.view(), rect).is_err());
+        // A radius larger than the rectangle gives a single point.
+        assert_eq!(poisson_disc(&mut rng, rect, 5.0, 30).unwrap().len(), 1);
+    }
+}

@@ -54,18 +54,28 @@ pub fn variable_poisson(
             if grid[r * nx + c] != u32::MAX {
                 return None;
             }
-            let reach = (rq / cell).ceil() as usize;
-            for row in r.saturating_sub(reach)..=(r + reach).min(ny - 1) {
-                for col in c.saturating_sub(reach)..=(c + reach).min(nx - 1) {
-                    let i = grid[row * nx + col];
-                    if i == u32::MAX {
-                        continue;
-                    }
-                    let (x, rx) = points[i as usize];
-                    let d2 = (x[0] - q[0]).powi(2) + (x[1] - q[1]).powi(2);
-                    let m = rq.min(rx);
-                    if d2 < m * m {
-                        return None;
+            // Rings of cells outward from q's own, so a conflict (most often next door) ends
+            // the scan early.
+            let reach = (rq / cell).ceil() as isize;
+            let (ci, ri) = (c as isize, r as isize);
+            for ring in 1..=reach {
+                for row in (ri - ring).max(0)..=(ri + ring).min(ny as isize - 1) {
+                    let edge = row == ri - ring || row == ri + ring;
+                    let step = if edge { 1 } else { 2 * ring };
+                    let mut col = ci - ring;
+                    while col <= ci + ring {
+                        if col >= 0 && col < nx as isize {
+                            let i = grid[row as usize * nx + col as usize];
+                            if i != u32::MAX {
+                                let (x, rx) = points[i as usize];
+                                let d2 = (x[0] - q[0]).powi(2) + (x[1] - q[1]).powi(2);
+                                let m = rq.min(rx);
+                                if d2 < m * m {
+                                    return None;
+                                }
+                            }
+                        }
+                        col += step;
                     }
                 }
             }

@@ -15,6 +15,8 @@ pub const MAX_CELLS: usize = 8_000_000;
 pub struct Config {
     pub world: WorldParams,
     pub export: ExportParams,
+    /// Flora: species, biome table, tree growth and placement.
+    pub flora: orogen_flora::Params,
 }
 
 /// World-wide parameters every stage reads.
@@ -145,6 +147,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), Error> {
         self.world.validate()?;
         self.export.validate(&self.world)?;
+        self.flora.validate()?;
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

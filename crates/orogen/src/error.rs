@@ -19,6 +19,9 @@ pub enum Error {
     /// A world file or layer problem.
     #[error(transparent)]
     World(#[from] orogen_world::WorldError),
+    /// The flora stage failed.
+    #[error(transparent)]
+    Flora(#[from] orogen_flora::Error),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -34,6 +37,7 @@ impl Error {
                 orogen_world::WorldError::BadArray { .. } | orogen_world::WorldError::Npz(_)
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
+            Error::Flora(e) => matches!(e, orogen_flora::Error::Param(_)),
         }
     }
 }

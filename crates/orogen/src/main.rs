@@ -43,6 +43,8 @@ struct GenerateArgs {
     world: WorldArgs,
     #[command(flatten)]
     export: ExportArgs,
+    #[command(flatten)]
+    flora: FloraArgs,
 }
 
 #[derive(Debug, Args)]
@@ -83,6 +85,17 @@ struct ExportArgs {
     /// Also write the whole world as world.npz [default: off]
     #[arg(long)]
     save_world: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Flora")]
+struct FloraArgs {
+    /// Multiplies every plant density of the biome table [default: 1] [range: 0..=10]
+    #[arg(long)]
+    flora_density: Option<f64>,
+    /// Tree models grown per species, shared by its instances [default: 4] [range: 1..=64]
+    #[arg(long)]
+    tree_models: Option<u32>,
 }
 
 fn parse_size(text: &str) -> Result<(f64, f64), String> {
@@ -134,6 +147,8 @@ impl GenerateArgs {
         set(&mut config.export.resolution, e.resolution);
         set(&mut config.export.normalize, e.normalize);
         config.export.save_world |= e.save_world;
+        set(&mut config.flora.density_scale, self.flora.flora_density);
+        set(&mut config.flora.models_per_species, self.flora.tree_models);
         Ok(config)
     }
 }

@@ -27,7 +27,12 @@ fn grow_trees(c: &mut Criterion) {
             crowns
                 .iter()
                 .enumerate()
-                .map(|(i, crown)| grow_3d([0.0; 3], crown, &params, i as u64).unwrap().nodes.len())
+                .map(|(i, crown)| {
+                    grow_3d([0.0; 3], crown, &params, i as u64)
+                        .unwrap()
+                        .nodes
+                        .len()
+                })
                 .sum::<usize>()
         })
     });

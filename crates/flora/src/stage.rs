@@ -464,6 +464,9 @@ mod tests {
                     run(&mut world, &params).unwrap();
                     let mut bytes = Vec::new();
                     world.write_npz(&mut bytes, "{}").unwrap();
+                    // The ragged model layers survive a save and a load.
+                    let (back, _) = World::read_npz(&bytes[..]).unwrap();
+                    assert_eq!(back, world);
                     bytes
                 })
         };

@@ -48,7 +48,9 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     let mut world = World::new(config.world.meta());
     // Flora: last before export. Skipped while no biome stage has written `region_biome`.
     if world.has_layer("region_biome") {
-        timings.run("flora", || Ok(orogen_flora::run(&mut world, &config.flora)?))?;
+        timings.run("flora", || {
+            Ok(orogen_flora::run(&mut world, &config.flora)?)
+        })?;
     }
     Ok((world, timings))
 }

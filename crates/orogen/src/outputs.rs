@@ -17,6 +17,10 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
         out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
     }
+    if world.has_mesh() {
+        let nx = config.export.resolution;
+        out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
+    }
     let range = heights::range_m(&[], &world.meta, config.export.normalize);
     let files = out.files().to_vec();
     let sidecar = WorldJson {

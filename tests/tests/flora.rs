@@ -1,11 +1,13 @@
-//! Flora on a whole default world (50,000 cells), through `orogen::generate`.
+//! Flora on whole 50,000-cell worlds: the default pipeline through `orogen::generate`, and the
+//! real mesh with a synthetic biome map.
 //!
 //! The flora stage runs once a biome stage has written `region_biome`; until then the pipeline
-//! skips it, and this test checks that it did (the placement properties are also tested on a
-//! synthetic biome map in `crates/flora`).
+//! skips it, and the first test checks that it did.
 
+use ndarray::Array1;
 use orogen_flora::{SegmentMask, SiteLocator};
 use orogen_world::ids::Biome;
+use orogen_world::{Domain, World};
 
 #[test]
 fn default_world_has_trees_where_they_belong() {
@@ -19,6 +21,63 @@ fn default_world_has_trees_where_they_belong() {
         );
         return;
     }
+    check_flora(&world, &config);
+}
+
+/// The default mesh with biomes in bands and blobs (every kind present).
+fn mesh_with_synthetic_biomes(config: &orogen::Config) -> World {
+    let mut world = orogen::generate(config).unwrap();
+    let mesh = world.mesh().unwrap();
+    let biomes = Array1::from_shape_fn(mesh.n_regions(), |r| {
+        let (x, y) = (mesh.region_xy[[r, 0]], mesh.region_xy[[r, 1]]);
+        let e = (6.0 * x).sin() * (5.0 * y).cos() + 0.3 * (17.0 * x + 11.0 * y).sin();
+        let m = (4.0 * y + 1.0).sin() * (7.0 * x).cos();
+        let b = match (e, m) {
+            (e, _) if e < -0.3 => Biome::Ocean,
+            (e, _) if e < -0.2 => Biome::Lake,
+            (e, _) if e < -0.1 => Biome::Beach,
+            (e, m) if e < 0.4 && m < -0.3 => Biome::Desert,
+            (e, m) if e < 0.4 && m < 0.2 => Biome::Grassland,
+            (e, m) if e < 0.4 && m < 0.6 => Biome::Forest,
+            (e, _) if e < 0.4 => Biome::Rainforest,
+            (e, m) if e < 0.8 && m < -0.4 => Biome::Mountain,
+            (e, m) if e < 0.8 && m < 0.0 => Biome::Tundra,
+            (e, _) if e < 0.8 => Biome::Taiga,
+            _ => Biome::Snow,
+        };
+        b.id()
+    });
+    world
+        .set_layer("region_biome", Domain::Region, biomes.into_dyn())
+        .unwrap();
+    world
+}
+
+#[test]
+fn real_mesh_with_a_synthetic_biome_map() {
+    let config = orogen::Config::default();
+    let base = mesh_with_synthetic_biomes(&config);
+    let run = |threads: usize| {
+        rayon_pool(threads).install(|| {
+            let mut world = base.clone();
+            orogen_flora::run(&mut world, &config.flora).unwrap();
+            world
+        })
+    };
+    let world = run(1);
+    check_flora(&world, &config);
+    assert!(world == run(2), "1 and 2 threads differ");
+}
+
+fn rayon_pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+/// Every placement property of the issue on a world the flora stage ran on.
+fn check_flora(world: &World, config: &orogen::Config) {
     let mesh = world.mesh().unwrap();
     let n_regions = mesh.n_regions();
     let biomes = world.view1::<u8>("region_biome").unwrap();

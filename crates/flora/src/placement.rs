@@ -107,8 +107,21 @@ pub fn place(
             })
             .collect()
     };
-    let canopy_r = radii(&table.canopy);
-    let under_r = radii(&table.undergrowth);
+    // Radii of the biomes present only: an absent dense biome must not shrink the grid.
+    let mut present = vec![false; table.canopy.len()];
+    for &b in ground.region_biome {
+        if let Some(p) = present.get_mut(b as usize) {
+            *p = true;
+        }
+    }
+    let keep_present = |r: Vec<Option<f64>>| -> Vec<Option<f64>> {
+        r.into_iter()
+            .zip(&present)
+            .map(|(r, &p)| r.filter(|_| p))
+            .collect()
+    };
+    let canopy_r = keep_present(radii(&table.canopy));
+    let under_r = keep_present(radii(&table.undergrowth));
     let biome_radius = |radii: &[Option<f64>], q: [f64; 2]| -> Option<f64> {
         let region = (ground.region_of)(q)?;
         let biome = *ground.region_biome.get(region)? as usize;

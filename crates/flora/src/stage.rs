@@ -15,6 +15,10 @@ use crate::models::{TreeModel, grow_models};
 use crate::placement::{Ground, Instances, Placement, place};
 use crate::species::{BiomePlants, FloraTable, Species, default_biomes, default_species};
 
+/// The most plants per mean cell area a storey may reach in any biome, density scale included:
+/// it bounds the sampler's grid and the instance count.
+pub const MAX_DENSITY: f64 = 8.0;
+
 /// The flora stage's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -67,7 +71,27 @@ impl Params {
             0.0..=2.0,
         )?;
         in_range("flora.river_clearance", self.river_clearance, 0.0..=5.0)?;
-        FloraTable::new(&self.species, &self.biomes)?;
+        let table = FloraTable::new(&self.species, &self.biomes)?;
+        for (storey, lists) in [
+            ("canopy", &table.canopy),
+            ("undergrowth", &table.undergrowth),
+        ] {
+            for (biome, total) in FloraTable::totals(lists).into_iter().enumerate() {
+                let scaled = total * self.density_scale;
+                if scaled > MAX_DENSITY {
+                    let name = Biome::from_id(biome as u8).map_or("?", Biome::name);
+                    return Err(ParamError::new(
+                        "flora.density_scale",
+                        self.density_scale,
+                        format!(
+                            "low enough that every biome's {storey} density times it stays at most \
+                             {MAX_DENSITY} plants per cell ({name}: {total} x {})",
+                            self.density_scale
+                        ),
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -90,7 +114,7 @@ impl Params {
 /// Reads `region_biome` (an error when absent: run the biome stage first), and `region_water`
 /// and `rivers` when present (nothing grows on water or within `river_clearance` of a river).
 /// Writes the instances (`flora_xy` f64 n x 2, `flora_species` u32, `flora_size` f32 metres,
-/// `flora_model` u32, `flora_seed` u32) and the models (`tree_nodes` ragged f32 rows x, y, z,
+/// `flora_model` u32, `flora_seed` u32, `flora_region` u32 region ids) and the models (`tree_nodes` ragged f32 rows x, y, z,
 /// radius; `tree_parent` ragged i32, -1 at the root, indices within the model; the same for the
 /// 2-D side views as `tree_nodes_2d` (x, z, radius) and `tree_parent_2d`; `tree_model_species`
 /// u32 per model).
@@ -199,6 +223,15 @@ fn write_instances(world: &mut World, inst: &Instances) -> Result<(), Error> {
     )?;
     world.set_layer("flora_model", Domain::Free, vec_u32(&inst.model))?;
     world.set_layer("flora_seed", Domain::Free, vec_u32(&inst.seed))?;
+    world.insert_layer(
+        "flora_region",
+        Layer {
+            domain: Domain::Free,
+            index_of: Some(Domain::Region),
+            offsets: None,
+            values: vec_u32(&inst.region).into(),
+        },
+    )?;
     Ok(())
 }
 
@@ -486,6 +519,16 @@ mod tests {
             ..Params::default()
         };
         assert!(matches!(run(&mut world, &bad), Err(Error::Param(_))));
+        // Rainforest canopy at 4 + 4 plants per cell: 8 is the cap, 8 x 1.5 is over it.
+        let mut dense = Params::default();
+        dense.biomes[3].plants[0].density = 4.0;
+        dense.biomes[3].plants[1].density = 4.0;
+        dense.density_scale = 1.0;
+        assert!(dense.validate().is_ok());
+        dense.density_scale = 1.5;
+        let err = dense.validate().unwrap_err();
+        assert_eq!(err.param, "flora.density_scale");
+        assert!(err.allowed.contains("rainforest"), "{err}");
     }
 
     #[test]
@@ -523,6 +566,16 @@ mod tests {
         let model_species = world.view1::<u32>("tree_model_species").unwrap();
         for (m, s) in model.iter().zip(species.iter()) {
             assert_eq!(model_species[*m as usize], *s);
+        }
+        // Each instance's region is the nearest site (its Voronoi cell).
+        let region = world.view1::<u32>("flora_region").unwrap();
+        let xy = world.view2::<f64>("flora_xy").unwrap();
+        let mesh = world.mesh().unwrap();
+        for (p, &r) in xy.rows().into_iter().zip(region.iter()).step_by(7) {
+            let d = |q: usize| {
+                (mesh.region_xy[[q, 0]] - p[0]).powi(2) + (mesh.region_xy[[q, 1]] - p[1]).powi(2)
+            };
+            assert!((0..mesh.n_regions()).all(|q| d(q) >= d(r as usize)));
         }
         let size = world.view1::<f32>("flora_size").unwrap();
         for (h, s) in size.iter().zip(species.iter()) {

@@ -30,11 +30,11 @@ pub enum Storey {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Species {
-    /// The species' name, used by the biome table. Default: "tree".
+    /// The species' name, used by the biome table. Default: "tree". Range: non-empty, unique.
     pub name: String,
-    /// Canopy or undergrowth. Default: canopy.
+    /// Canopy or undergrowth. Default: canopy. Range: `canopy`, `undergrowth`.
     pub storey: Storey,
-    /// The crown's shape. Default: ellipsoid.
+    /// The crown's shape. Default: ellipsoid. Range: `cone`, `ellipsoid`, `column`.
     pub envelope: Envelope,
     /// Height of the crown's bottom, as a fraction of the tree's height. Default: 0.35.
     /// Range: 0 ..= 0.9.
@@ -69,7 +69,7 @@ impl Default for Species {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Plant {
-    /// A species name of the species table. Default: "".
+    /// A species name of the species table. Default: "". Range: a name in `flora.species`.
     pub species: String,
     /// Expected plants per mean cell area (the map's area over the number of regions).
     /// Default: 0. Range: 0, or 0.001 ..= 4.
@@ -81,9 +81,9 @@ pub struct Plant {
 #[serde(default, deny_unknown_fields)]
 pub struct BiomePlants {
     /// The biome's name (`forest`, `taiga`, ... as `orogen_world::ids::Biome::name`).
-    /// Default: "". Water, beach and snow may not hold plants.
+    /// Default: "". Range: a biome name other than ocean, lake, beach and snow, listed once.
     pub biome: String,
-    /// The species that grow there. Default: none.
+    /// The species that grow there. Default: none. Range: any number.
     pub plants: Vec<Plant>,
 }
 

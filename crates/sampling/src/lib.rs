@@ -16,6 +16,11 @@
 //! `max(r(p), r(q))` apart (the rule is symmetric), and new candidates are drawn in the annulus
 //! `r(p) .. 2 r(p)` of the active point `p`.
 //!
+//! [`poisson_disc_masked`] is the variant for vegetation: the radius may be absent (nothing grows
+//! there), a veto may refuse candidates (a river, a canopy tree nearby), two points keep
+//! `min(r(p), r(q))` apart so a sparse area does not push a dense neighbour's points away, and
+//! seed darts on a lattice reach islands of non-zero density.
+//!
 //! This crate is shared by the mesh stage (Poisson-disc interior sites) and the flora stage (tree
 //! placement); it depends on no stage.
 //!
@@ -45,6 +50,9 @@ use ndarray::ArrayView2;
 use orogen_world::params::{ParamError, in_range, positive_finite};
 use rand::Rng;
 use thiserror::Error;
+
+mod masked;
+pub use masked::{DiscPoint, MASKED_K, poisson_disc_masked};
 
 /// The number of candidates per active point that Bridson recommends, and the default.
 pub const DEFAULT_K: usize = 30;

@@ -64,6 +64,9 @@ fn main() {
         let mut s = sorted.clone();
         lloyd(&mut s, &sflags, 1.0, 1.0, 3).unwrap();
     });
+    let mut s = sorted.clone();
+    let cv = lloyd(&mut s, &sflags, 1.0, 1.0, 3).unwrap();
+    println!("  interior-cell area CV before Lloyd and after each iteration: {cv:.4?}");
     measure("run (whole stage)", runs, || {
         let mut world = World::new(WorldMeta::default());
         orogen_mesh::run(&mut world, &Params::default(), cells).unwrap();

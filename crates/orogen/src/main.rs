@@ -66,6 +66,11 @@ struct GenerateArgs {
     /// Print the full config of this run as TOML and exit (it reproduces the run).
     #[arg(long)]
     print_config: bool,
+    /// Set any parameter of any stage by its path in the config, e.g.
+    /// `--set elevation.fbm.gain=0.4` (repeatable; applied after the other flags).
+    /// `orogen generate --help` lists every path with its default.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Print a table of wall time per stage.
     #[arg(long)]
     timings: bool,
@@ -323,6 +328,13 @@ impl GenerateArgs {
         }
         set(&mut config.flora.density_scale, self.flora.flora_density);
         set(&mut config.flora.models_per_species, self.flora.tree_models);
+        for assignment in &self.set {
+            let (key, value) = assignment.split_once('=').ok_or_else(|| Error::Config {
+                path: format!("--set {assignment}"),
+                message: "expected KEY=VALUE".into(),
+            })?;
+            config.set_path(key.trim(), value.trim())?;
+        }
         Ok(config)
     }
 }
@@ -363,8 +375,33 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
             "total",
             (timings.total() + export).as_secs_f64() * 1e3
         );
+        if let Some(kib) = peak_memory_kib() {
+            println!("peak memory  {:>7.1} MiB", kib as f64 / 1024.0);
+        }
     }
     Ok(())
+}
+
+/// The process's peak resident memory (VmHWM), where the OS tells it.
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Every parameter path with its default, for `orogen generate --help`.
+fn parameter_help() -> String {
+    let mut text =
+        String::from("Every parameter (set any with --set KEY=VALUE; defaults shown):\n");
+    for (key, value) in Config::default().parameter_list() {
+        let value = if value.chars().count() > 60 {
+            format!("{}...", value.chars().take(57).collect::<String>())
+        } else {
+            value
+        };
+        text.push_str(&format!("  {key} = {value}\n"));
+    }
+    text
 }
 
 fn dem(command: &DemCommand) -> ExitCode {
@@ -392,7 +429,12 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("OROGEN_LOG"))
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let command = <Cli as clap::CommandFactory>::command()
+        .mut_subcommand("generate", |c| c.after_long_help(parameter_help()));
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
         Command::Dem(command) => return dem(command),

@@ -24,7 +24,9 @@ mod error;
 pub mod grid;
 pub mod heightmap;
 pub mod heights;
+pub mod mesh_png;
 pub mod png;
 pub mod sidecar;
 
 pub use error::ExportError;
+pub use mesh_png::mesh_png;

@@ -19,6 +19,9 @@ pub enum Error {
     /// A world file or layer problem.
     #[error(transparent)]
     World(#[from] orogen_world::WorldError),
+    /// The mesh stage failed.
+    #[error("mesh: {0}")]
+    Mesh(#[from] orogen_mesh::MeshError),
     /// The elevation stage failed.
     #[error("elevation: {0}")]
     Elevation(#[from] orogen_elevation::Error),
@@ -37,6 +40,7 @@ impl Error {
                 orogen_world::WorldError::BadArray { .. } | orogen_world::WorldError::Npz(_)
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
+            Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
             Error::Elevation(e) => matches!(e, orogen_elevation::Error::Param(_)),
         }
     }

@@ -20,6 +20,10 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
         out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
     }
+    if world.has_mesh() {
+        let nx = config.export.resolution;
+        out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
+    }
     let mut sampling = None;
     let mut height_mapping = None;
     if world.has_layer("region_elevation") {

@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["elevation"];
+pub const STAGES: &[&str] = &["mesh", "elevation"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,11 +46,15 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
     let mut timings = Timings::default();
     let mut world = World::new(config.world.meta());
-    // Elevation: needs the mesh.
-    if world.has_mesh() {
-        timings.run("elevation", || {
-            Ok(orogen_elevation::run(&mut world, &config.elevation)?)
-        })?;
-    }
+    timings.run("mesh", || {
+        Ok(orogen_mesh::run(
+            &mut world,
+            &config.mesh,
+            config.world.cells,
+        )?)
+    })?;
+    timings.run("elevation", || {
+        Ok(orogen_elevation::run(&mut world, &config.elevation)?)
+    })?;
     Ok((world, timings))
 }

@@ -7,6 +7,7 @@ use orogen_export::heights;
 use orogen_export::sidecar::HeightMapping;
 use orogen_export::sidecar::SamplingJson;
 use orogen_export::sidecar::WorldJson;
+use orogen_export::{colormap, png};
 use orogen_world::World;
 
 use crate::{Config, Error};
@@ -19,6 +20,9 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     if config.export.save_world {
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
         out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
+    }
+    if world.has_layer("region_biome") {
+        write_biome_outputs(world, config, &mut out)?;
     }
     if world.has_mesh() {
         let nx = config.export.resolution;
@@ -58,4 +62,31 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     };
     out.write("world.json", |w| sidecar.write(w))?;
     Ok(out.files().to_vec())
+}
+
+/// `colormap.png` (the article's blended biome colours, rivers, optional hillshade) and
+/// `biomes.png` (one flat colour per biome; legend in the README).
+fn write_biome_outputs(world: &World, config: &Config, out: &mut OutDir) -> Result<(), Error> {
+    let grid = PixelGrid::centres(
+        config.export.resolution,
+        world.meta.width,
+        world.meta.height,
+    )?;
+    let palette = &config.biome.palette;
+    let options = colormap::ColormapOptions {
+        water: colormap::WaterColors {
+            shallow: palette.shallow_ocean,
+            deep: palette.deep_ocean,
+            lake: palette.lake,
+            river: palette.river,
+        },
+        hillshade: config.export.hillshade,
+        rivers: true,
+    };
+    let image = colormap::colormap(world, &grid, &options)?;
+    out.write("colormap.png", |w| png::write_rgb8(w, image.view()))?;
+    drop(image);
+    let flat = colormap::biome_map(world, &grid, &palette.by_id())?;
+    out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
+    Ok(())
 }

@@ -21,6 +21,8 @@ pub struct Config {
     pub elevation: orogen_elevation::Params,
     /// Moisture, biomes and the colour table.
     pub biome: orogen_biome::Params,
+    /// Flora: species, biome table, tree growth and placement.
+    pub flora: orogen_flora::Params,
 }
 
 /// World-wide parameters every stage reads.
@@ -158,6 +160,7 @@ impl Config {
         self.elevation
             .validate_for_map(self.world.width, self.world.height)?;
         self.biome.validate()?;
+        self.flora.validate()?;
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

@@ -28,6 +28,9 @@ pub enum Error {
     /// The elevation stage failed.
     #[error("elevation: {0}")]
     Elevation(#[from] orogen_elevation::Error),
+    /// The flora stage failed.
+    #[error(transparent)]
+    Flora(#[from] orogen_flora::Error),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -46,6 +49,7 @@ impl Error {
             Error::Biome(e) => matches!(e, orogen_biome::Error::Param(_)),
             Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
             Error::Elevation(e) => matches!(e, orogen_elevation::Error::Param(_)),
+            Error::Flora(e) => matches!(e, orogen_flora::Error::Param(_)),
         }
     }
 }

@@ -82,6 +82,8 @@ struct GenerateArgs {
     elevation: ElevationArgs,
     #[command(flatten)]
     biome: BiomeArgs,
+    #[command(flatten)]
+    flora: FloraArgs,
 }
 
 #[derive(Debug, Args)]
@@ -228,6 +230,17 @@ fn parse_anchors(text: &str) -> Result<AnchorList, String> {
         .map(AnchorList)
 }
 
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Flora")]
+struct FloraArgs {
+    /// Multiplies every plant density of the biome table [default: 1] [range: 0..=10]
+    #[arg(long)]
+    flora_density: Option<f64>,
+    /// Tree models grown per species, shared by its instances [default: 4] [range: 1..=64]
+    #[arg(long)]
+    tree_models: Option<u32>,
+}
+
 fn parse_size(text: &str) -> Result<(f64, f64), String> {
     let parse = |s: &str| s.trim().parse::<f64>().map_err(|e| format!("`{s}`: {e}"));
     match text.split_once(['x', 'X']) {
@@ -308,6 +321,8 @@ impl GenerateArgs {
         if b.raw_moisture {
             biome.redistribute = false;
         }
+        set(&mut config.flora.density_scale, self.flora.flora_density);
+        set(&mut config.flora.models_per_species, self.flora.tree_models);
         Ok(config)
     }
 }

@@ -92,10 +92,6 @@ impl Padded {
 struct Bits(Vec<u64>);
 
 impl Bits {
-    fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
     #[inline]
     fn get(&self, i: usize) -> bool {
         (self.0[i >> 6] >> (i & 63)) & 1 != 0
@@ -312,6 +308,17 @@ mod tests {
             }
             assert!(eps.iter().zip(&plain).all(|(e, p)| e >= p));
         }
+    }
+
+    #[test]
+    fn any_memory_layout_gives_the_same_fill() {
+        let dem = noisy_dem(13, 29, 5, 1.0);
+        let transposed = dem.t().to_owned();
+        // A transposed view of the transposed copy is the DEM again, in Fortran order.
+        let filled = fill(transposed.t()).unwrap();
+        assert!(same_bits(&filled, &fill(dem.view()).unwrap()));
+        let d8 = super::super::d8_receivers(transposed.t());
+        assert_eq!(d8, super::super::d8_receivers(dem.view()));
     }
 
     #[test]

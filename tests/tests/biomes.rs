@@ -15,7 +15,7 @@ fn every_land_biome_covers_half_a_percent_of_land_in_most_seeds() {
         let world = orogen::generate(&config).unwrap();
         let kind = world.view1::<u8>("region_water").unwrap();
         let biome = world.view1::<u8>("region_biome").unwrap();
-        let mut counts = vec![0usize; Biome::COUNT];
+        let mut counts = [0usize; Biome::COUNT];
         let mut land = 0usize;
         for (k, b) in kind.iter().zip(biome.iter()) {
             if *k == water::LAND {

@@ -90,8 +90,11 @@ pub enum Error {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// The noise scale of the elevation field (the reference's; moisture samples at
-    /// `scale_factor` times it). Default: 4.0. Range: 0.01 ..= 1000.
+    /// The noise scale of the elevation field, in features across the map's shorter side
+    /// (moisture samples at `scale_factor` times it). The orogen pipeline sets it from the
+    /// elevation's `fbm.noise_scale`, so it is not part of config files. Default: 4.0.
+    /// Range: 0.01 ..= 1000.
+    #[serde(skip)]
     pub noise_scale: f64,
     /// Moisture's noise scale over the elevation's. Default: 1.5. Range: 0.01 ..= 100.
     pub scale_factor: f64,
@@ -232,7 +235,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
     let noise_seed = (stage_seed >> 33) as u32;
     let mut noise = moisture::noise_field(
         mesh.region_xy.view(),
-        world.meta.width,
+        world.meta.width.min(world.meta.height),
         params.noise_scale * params.scale_factor,
         params.offset,
         params.octaves,

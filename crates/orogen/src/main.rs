@@ -157,28 +157,28 @@ struct BiomeArgs {
     #[arg(long, allow_hyphen_values = true)]
     wetness: Option<f32>,
     /// Moisture added at the water's edge (ocean, lakes, rivers) [default: 0.15] [range: 0..=1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     water_boost: Option<f32>,
     /// Decay length of the water boost, as a fraction of the map width [default: 0.03] [range: 0.0001..=1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     water_decay: Option<f64>,
     /// Drier with altitude: moisture x (1 - k elevation) below the snow caps [default: 0.325] [range: 0..=1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     altitude_drying: Option<f32>,
     /// Moisture noise scale over the elevation noise scale [default: 1.5] [range: 0.01..=100]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     moisture_scale: Option<f64>,
     /// Keep raw moisture instead of redistributing land moisture by rank [default: off]
     #[arg(long)]
     raw_moisture: bool,
     /// Weight of wind-carried rain with rain shadows; 0 turns it off [default: 0] [range: 0..=4]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     wind: Option<f32>,
     /// Direction the wind blows towards, degrees (0 east, 90 south) [default: 0] [range: -360..=360]
     #[arg(long, allow_hyphen_values = true)]
     wind_angle: Option<f64>,
     /// Gaussian blur sigma of the biome colour table, in table steps [default: 8] [range: 0..=64]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     blur_sigma: Option<f64>,
 }
 

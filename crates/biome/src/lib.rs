@@ -25,9 +25,11 @@
 //! The reference classifies with `e = clip((alt - w) / 0.25, 0, 1)`, where on land
 //! `alt = w + s (1 - w)` and `s` is the power-curved land height. orogen stores land as
 //! `E = s / s_peak` (the highest land is exactly 1), so a reference cut `e_c` is the stored
-//! elevation `E_c = e_c 0.25 / ((1 - w) s_peak)`. The default table takes w = 0.35 and
+//! elevation `E_c = e_c 0.25 / ((1 - w) s_peak)`. [`Whittaker::reference`] takes w = 0.35 and
 //! `s_peak` = [`classify::REFERENCE_PEAK`] (typical of default worlds), that is
-//! `E_c = e_c` x [`classify::REFERENCE_TO_STORED`]. The reference's snow-cap cut `h = s = 0.7`
+//! `E_c = e_c` x [`classify::REFERENCE_TO_STORED`]. Faithful, that table makes 22-63% of the
+//! land snow, so the default ([`classify::DEFAULT_CUTS`]) keeps the reference's bands and
+//! moisture zones but spreads their cuts over the relief. The reference's snow-cap cut `h = s = 0.7`
 //! and its drying `1 - 0.25 h` translate the same way (`E = 0.7 / s_peak`, `0.25 s_peak E`).
 //!
 //! Layers read: `region_elevation` (f32), `region_water` (u8), `rivers` (optional, ragged

@@ -24,6 +24,27 @@ enum Command {
     /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
     #[command(subcommand)]
     Dem(DemCommand),
+    /// Profile one stage on its own: on a saved world (`--world FILE`) or a fresh one, run
+    /// `--repeat K` times; prints min, median and max wall time.
+    Profile(ProfileArgs),
+}
+
+#[derive(Debug, Args)]
+struct ProfileArgs {
+    /// The stage: mesh, elevation, biome, flora (the pipeline's stages) or export.
+    stage: String,
+    /// A world saved with --save-world; its configuration is used unless flags override it.
+    #[arg(long)]
+    world: Option<PathBuf>,
+    /// How many runs [default: 5] [range: 1..=10000]
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Cells of a fresh world (without --world) [default: 50000]
+    #[arg(long)]
+    cells: Option<usize>,
+    /// Seed of a fresh world (without --world) [default: 123]
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -352,7 +373,12 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
         print!("{}", config.to_toml());
         return Ok(());
     }
-    let (world, timings) = orogen::generate_timed(&config)?;
+    let bar = progress_bar(args.quiet);
+    let (world, timings) = orogen::generate_observed(&config, &mut |stage| {
+        bar.set_message(stage);
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
     let start = std::time::Instant::now();
     let files = orogen::write_outputs(&world, &config, &args.out)?;
     let export = start.elapsed();
@@ -379,6 +405,62 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
             println!("peak memory  {:>7.1} MiB", kib as f64 / 1024.0);
         }
     }
+    Ok(())
+}
+
+/// A bar over the stages on a terminal; hidden when stderr is piped or with `--quiet`.
+fn progress_bar(quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(orogen::STAGES.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} {elapsed}")
+            .expect("a valid template"),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(100));
+    bar
+}
+
+fn profile(args: &ProfileArgs) -> Result<(), Error> {
+    use orogen::profile;
+    let (world, config) = match &args.world {
+        Some(path) => {
+            let shown = path.display().to_string();
+            let file = std::fs::File::open(path).map_err(|e| Error::Config {
+                path: shown.clone(),
+                message: e.to_string(),
+            })?;
+            let (world, config_json) =
+                orogen_world::World::read_npz(std::io::BufReader::new(file))?;
+            let config: Config = serde_json::from_str(&config_json).map_err(|e| Error::Config {
+                path: shown,
+                message: format!("the world's embedded configuration: {e}"),
+            })?;
+            (world, config)
+        }
+        None => {
+            let mut config = Config::default();
+            set(&mut config.world.cells, args.cells);
+            set(&mut config.world.seed, args.seed);
+            (profile::world_before(&args.stage, &config)?, config)
+        }
+    };
+    let p = profile::profile_stage(&args.stage, &world, &config, args.repeat)?;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "{:<10} {:>6} {:>10} {:>10} {:>10}",
+        "stage", "runs", "min ms", "median ms", "max ms"
+    );
+    println!(
+        "{:<10} {:>6} {:>10.2} {:>10.2} {:>10.2}",
+        p.stage,
+        p.runs.len(),
+        ms(p.min()),
+        ms(p.median()),
+        ms(p.max())
+    );
     Ok(())
 }
 
@@ -438,6 +520,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
         Command::Dem(command) => return dem(command),
+        Command::Profile(args) => profile(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

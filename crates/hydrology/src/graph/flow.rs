@@ -1,0 +1,96 @@
+//! Flow accumulation over a routing forest, in parallel by drainage basin.
+
+use rayon::prelude::*;
+
+use super::Error;
+use super::route::{check_forest, check_len};
+
+/// Accumulates `contribution` down the forest given by `downstream` (-1 = root): each node's
+/// flow is its own contribution plus the flow of every node upstream of it.
+///
+/// `order` lists every node downstream-first (as [`priority_flood`](super::priority_flood)
+/// returns it); the sums run in its reverse, upstream before downstream, which is right inside
+/// filled depressions where elevation does not order the forest. The basins (trees) are
+/// independent and are summed in parallel with rayon; sums are integers, so the result is the
+/// same for any thread count.
+///
+/// Errors when the lengths disagree or `order` is not a downstream-first order of the forest.
+pub fn accumulate(
+    downstream: &[i32],
+    order: &[u32],
+    contribution: &[u32],
+) -> Result<Vec<u64>, Error> {
+    let n = downstream.len();
+    check_len("contribution", contribution.len(), n)?;
+    check_forest(downstream, order)?;
+    // Root of every node (downstream-first, so the downstream root is known).
+    let mut root = vec![0u32; n];
+    let mut basin_of_root = vec![u32::MAX; n];
+    let mut basin_len: Vec<u32> = Vec::new();
+    for &c in order {
+        let c = c as usize;
+        let d = downstream[c];
+        root[c] = if d < 0 { c as u32 } else { root[d as usize] };
+        let r = root[c] as usize;
+        if basin_of_root[r] == u32::MAX {
+            basin_of_root[r] = basin_len.len() as u32;
+            basin_len.push(0);
+        }
+        basin_len[basin_of_root[r] as usize] += 1;
+    }
+    // Stable counting sort of `order` by basin: each basin's nodes stay downstream-first.
+    let mut start = Vec::with_capacity(basin_len.len() + 1);
+    start.push(0usize);
+    for &len in &basin_len {
+        start.push(start[start.len() - 1] + len as usize);
+    }
+    let mut cursor = start.clone();
+    let mut perm = vec![0u32; n];
+    let mut pos = vec![0u32; n];
+    for &c in order {
+        let b = basin_of_root[root[c as usize] as usize] as usize;
+        perm[cursor[b]] = c;
+        pos[c as usize] = cursor[b] as u32;
+        cursor[b] += 1;
+    }
+    let mut flow_perm: Vec<u64> = perm
+        .iter()
+        .map(|&c| u64::from(contribution[c as usize]))
+        .collect();
+    let mut slices = Vec::with_capacity(basin_len.len());
+    let mut rest = flow_perm.as_mut_slice();
+    for (b, &len) in basin_len.iter().enumerate() {
+        let (head, tail) = rest.split_at_mut(len as usize);
+        slices.push((start[b], head));
+        rest = tail;
+    }
+    slices.into_par_iter().for_each(|(first, flow)| {
+        for i in (0..flow.len()).rev() {
+            let d = downstream[perm[first + i] as usize];
+            if d >= 0 {
+                let j = pos[d as usize] as usize - first;
+                flow[j] += flow[i];
+            }
+        }
+    });
+    Ok((0..n)
+        .into_par_iter()
+        .map(|c| flow_perm[pos[c] as usize])
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_basins_sum_their_trees() {
+        // Basin A: 0 <- 1 <- 2, 0 <- 3. Basin B: 4 <- 5.
+        let downstream = [-1, 0, 1, 0, -1, 4];
+        let order = [4, 0, 3, 5, 1, 2];
+        let flow = accumulate(&downstream, &order, &[0, 1, 1, 1, 0, 1]).unwrap();
+        assert_eq!(flow, vec![3, 2, 1, 1, 1, 1]);
+        assert!(accumulate(&downstream, &[0, 1, 2, 3, 5, 4], &[1; 6]).is_err());
+        assert!(accumulate(&downstream, &order, &[1; 5]).is_err());
+    }
+}

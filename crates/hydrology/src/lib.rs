@@ -1,0 +1,3 @@
+//! Water on orogen worlds. [`graph`]: rivers on the dual mesh (or any graph in CSR form).
+
+pub mod graph;

@@ -76,6 +76,17 @@ impl<'a> CsrGraph<'a> {
     /// Checks that `offsets` starts at 0, never decreases and ends at `targets.len()`, and
     /// that every target is a node (`< offsets.len() - 1`).
     pub fn new(offsets: &'a [u32], targets: &'a [u32]) -> Result<Self, Error> {
+        let n = offsets.len().saturating_sub(1);
+        Self::relation(offsets, targets, n)
+    }
+
+    /// A relation from `offsets.len() - 1` sources to `n_targets` targets (for example
+    /// region -> corners), checked like [`CsrGraph::new`] but against `n_targets`.
+    pub fn relation(
+        offsets: &'a [u32],
+        targets: &'a [u32],
+        n_targets: usize,
+    ) -> Result<Self, Error> {
         let csr_err = |m: String| Error::Input(format!("graph: {m}"));
         if offsets.first() != Some(&0) {
             return Err(csr_err("offsets must start with 0".into()));
@@ -90,15 +101,21 @@ impl<'a> CsrGraph<'a> {
                 targets.len()
             )));
         }
-        let n = offsets.len() - 1;
-        if let Some(&bad) = targets.iter().find(|&&t| t as usize >= n) {
-            return Err(csr_err(format!("target {bad} is not a node (n = {n})")));
+        if let Some(&bad) = targets.iter().find(|&&t| t as usize >= n_targets) {
+            return Err(csr_err(format!(
+                "target {bad} is out of range (must be below {n_targets})"
+            )));
         }
         Ok(CsrGraph { offsets, targets })
     }
 
-    /// A view of a world [`Csr`] (whose arrays are contiguous).
+    /// A view of a world [`Csr`] (whose arrays are contiguous) as a graph.
     pub fn from_csr(csr: &'a Csr) -> Result<Self, Error> {
+        Self::from_csr_relation(csr, csr.n_lists())
+    }
+
+    /// A view of a world [`Csr`] as a relation to `n_targets` targets.
+    pub fn from_csr_relation(csr: &'a Csr, n_targets: usize) -> Result<Self, Error> {
         let offsets = csr
             .offsets
             .as_slice()
@@ -107,7 +124,7 @@ impl<'a> CsrGraph<'a> {
             .values
             .as_slice()
             .ok_or_else(|| Error::Input("graph: values are not contiguous".into()))?;
-        Self::new(offsets, targets)
+        Self::relation(offsets, targets, n_targets)
     }
 
     /// The number of nodes.
@@ -219,7 +236,7 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
     let spill = spill_nodes(&routing);
     let lakes = find_lakes(
         CsrGraph::from_csr(&mesh.region_neighbors)?,
-        CsrGraph::from_csr(&mesh.region_corners)?,
+        CsrGraph::from_csr_relation(&mesh.region_corners, n_corners)?,
         &region_elevation,
         &region_water,
         &routing.filled,
@@ -350,7 +367,10 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         ("river_width", r.width),
         ("river_opacity", r.opacity),
     ] {
-        world.insert_layer(name, Layer::ragged(Domain::Free, offsets.clone(), dyn1(values)))?;
+        world.insert_layer(
+            name,
+            Layer::ragged(Domain::Free, offsets.clone(), dyn1(values)),
+        )?;
     }
     world.insert_layer(
         "river_on_lake",

@@ -67,7 +67,11 @@ impl PassParams {
         in_range(&name("top_fraction"), self.top_fraction, 0.0..=1.0)?;
         in_range(&name("min_hops"), self.min_hops, 0..=1_000_000)?;
         in_range(&name("min_hops_sqrt"), self.min_hops_sqrt, 0.0..=100.0)?;
-        in_range(&name("min_hops_of_main"), self.min_hops_of_main, 0.0..=100.0)?;
+        in_range(
+            &name("min_hops_of_main"),
+            self.min_hops_of_main,
+            0.0..=100.0,
+        )?;
         in_range(&name("max_rivers"), self.max_rivers, 0..=1_000_000)?;
         in_range(&name("max_rivers_sqrt"), self.max_rivers_sqrt, 0.0..=1000.0)?;
         in_range(&name("spacing"), self.spacing, 0.0..=1000.0)?;
@@ -251,8 +255,12 @@ impl Occupancy {
     }
 
     fn cell_of(&self, x: f64, y: f64) -> (usize, usize) {
-        let i = ((x - self.x0) / self.cell).floor().clamp(0.0, (self.nx - 1) as f64) as usize;
-        let j = ((y - self.y0) / self.cell).floor().clamp(0.0, (self.ny - 1) as f64) as usize;
+        let i = ((x - self.x0) / self.cell)
+            .floor()
+            .clamp(0.0, (self.nx - 1) as f64) as usize;
+        let j = ((y - self.y0) / self.cell)
+            .floor()
+            .clamp(0.0, (self.ny - 1) as f64) as usize;
         (i, j)
     }
 
@@ -331,9 +339,7 @@ pub fn select_rivers(input: &RiverInput<'_>, params: &RiverParams) -> Result<Riv
         .unwrap_or(1)
         .max(1);
     let max_flow = input.flow.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let min_flow = params
-        .min_flow
-        .max(params.min_flow_per_corner * v as f64);
+    let min_flow = params.min_flow.max(params.min_flow_per_corner * v as f64);
     let mut by_flow = land.clone();
     by_flow.sort_unstable_by_key(|&c| (std::cmp::Reverse(input.flow[c as usize]), c));
 
@@ -427,7 +433,8 @@ pub fn select_rivers(input: &RiverInput<'_>, params: &RiverParams) -> Result<Riv
                 out.opacity
                     .push((params.opacity_base + (1.0 - params.opacity_base) * t) as f32);
                 let lake = input.corner_lake[c];
-                let on_lake = k < last && lake >= 0 && input.corner_lake[path[k + 1] as usize] == lake;
+                let on_lake =
+                    k < last && lake >= 0 && input.corner_lake[path[k + 1] as usize] == lake;
                 out.on_lake.push(u8::from(on_lake));
                 if !(joins && k == last) {
                     on_river[c] = true;

@@ -24,6 +24,7 @@ mod error;
 pub mod grid;
 pub mod heights;
 pub mod png;
+pub mod rivers;
 pub mod sidecar;
 
 pub use error::ExportError;

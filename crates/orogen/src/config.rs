@@ -15,6 +15,8 @@ pub const MAX_CELLS: usize = 8_000_000;
 pub struct Config {
     pub world: WorldParams,
     pub export: ExportParams,
+    /// Hydrology on the mesh: routing, lakes, flow, rivers.
+    pub rivers: orogen_hydrology::graph::Params,
 }
 
 /// World-wide parameters every stage reads.
@@ -145,6 +147,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), Error> {
         self.world.validate()?;
         self.export.validate(&self.world)?;
+        self.rivers.validate()?;
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

@@ -19,6 +19,9 @@ pub enum Error {
     /// A world file or layer problem.
     #[error(transparent)]
     World(#[from] orogen_world::WorldError),
+    /// The hydrology stage on the mesh failed.
+    #[error("hydrology: {0}")]
+    Rivers(#[from] orogen_hydrology::graph::Error),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -34,6 +37,7 @@ impl Error {
                 orogen_world::WorldError::BadArray { .. } | orogen_world::WorldError::Npz(_)
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
+            Error::Rivers(e) => matches!(e, orogen_hydrology::graph::Error::Param(_)),
         }
     }
 }

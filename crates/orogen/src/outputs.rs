@@ -8,6 +8,9 @@ use orogen_world::World;
 
 use crate::{Config, Error};
 
+/// Chaikin rounds applied to river polylines when drawing `rivers.png`.
+const RIVER_SMOOTHING: usize = 2;
+
 /// Writes every output of a world into `dir`, each through a temporary name and a rename, and
 /// `world.json` last (listing the others). Returns the names written.
 pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<String>, Error> {
@@ -16,6 +19,18 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     if config.export.save_world {
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
         out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
+    }
+    // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
+    if world.has_layer("rivers") {
+        let grid = orogen_export::grid::PixelGrid::centres(
+            config.export.resolution,
+            world.meta.width,
+            world.meta.height,
+        )?;
+        let mask = orogen_export::rivers::river_mask(world, &grid, RIVER_SMOOTHING)?;
+        out.write("rivers.png", |w| {
+            orogen_export::png::write_gray8(w, mask.view())
+        })?;
     }
     let range = heights::range_m(&[], &world.meta, config.export.normalize);
     let files = out.files().to_vec();

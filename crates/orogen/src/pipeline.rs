@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &[];
+pub const STAGES: &[&str] = &["hydrology"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -44,7 +44,13 @@ pub fn generate(config: &Config) -> Result<World, Error> {
 /// [`generate`], also returning the wall time of each stage.
 pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
-    let timings = Timings::default();
-    let world = World::new(config.world.meta());
+    let mut timings = Timings::default();
+    let mut world = World::new(config.world.meta());
+    // Hydrology on the mesh (routing, lakes, flow, rivers): needs the elevation stage's layers.
+    if world.has_layer("corner_elevation") {
+        timings.run("hydrology", || {
+            Ok(orogen_hydrology::graph::run(&mut world, &config.rivers)?)
+        })?;
+    }
     Ok((world, timings))
 }

@@ -40,7 +40,7 @@ mod route;
 use ndarray::Array1;
 use orogen_world::ids::water;
 use orogen_world::params::{ParamError, in_range};
-use orogen_world::{Csr, Domain, Layer, Values, World, WorldError};
+use orogen_world::{Csr, Domain, DualMesh, Layer, Values, World, WorldError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -203,6 +203,21 @@ pub struct Hydrology {
     pub rivers: Rivers,
 }
 
+/// The outlets of a mesh: corners touching an ocean region ([`water::OCEAN`]) or on the border.
+pub fn mesh_outlets(mesh: &DualMesh, region_water: &[u8]) -> Result<Vec<bool>, Error> {
+    route::check_len("region_water", region_water.len(), mesh.n_regions())?;
+    Ok((0..mesh.n_corners())
+        .map(|c| {
+            mesh.is_border_corner(c)
+                || mesh
+                    .corner_regions
+                    .row(c)
+                    .iter()
+                    .any(|&r| region_water[r as usize] == water::OCEAN)
+        })
+        .collect())
+}
+
 /// Runs the whole stage on a world's mesh and layers without touching the world.
 pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
     params.validate()?;
@@ -215,16 +230,7 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
     let corner_elevation: Vec<f32> = corner_elevation.iter().copied().collect();
     let region_elevation: Vec<f32> = region_elevation.iter().copied().collect();
     let region_water: Vec<u8> = region_water.iter().copied().collect();
-    let is_outlet: Vec<bool> = (0..n_corners)
-        .map(|c| {
-            mesh.is_border_corner(c)
-                || mesh
-                    .corner_regions
-                    .row(c)
-                    .iter()
-                    .any(|&r| region_water[r as usize] == water::OCEAN)
-        })
-        .collect();
+    let is_outlet = mesh_outlets(mesh, &region_water)?;
     let corner_graph = CsrGraph::from_csr(&mesh.corner_neighbors)?;
     let mut routing = priority_flood(corner_graph, &corner_elevation, &is_outlet)?;
     if routing.n_unreached > 0 {

@@ -53,23 +53,42 @@ pub fn accumulate(
         pos[c as usize] = cursor[b] as u32;
         cursor[b] += 1;
     }
+    // Downstream position of every position (u32::MAX at roots), in the basin-sorted order.
+    let down_pos: Vec<u32> = perm
+        .par_iter()
+        .map(|&c| {
+            let d = downstream[c as usize];
+            if d < 0 { u32::MAX } else { pos[d as usize] }
+        })
+        .collect();
     let mut flow_perm: Vec<u64> = perm
-        .iter()
+        .par_iter()
         .map(|&c| u64::from(contribution[c as usize]))
         .collect();
-    let mut slices = Vec::with_capacity(basin_len.len());
+    // Consecutive basins grouped into chunks of at least `min_chunk` nodes: every downstream
+    // link stays inside its basin, so each chunk sums on its own.
+    let min_chunk = (n / 64).max(4096);
+    let mut chunks = Vec::new();
     let mut rest = flow_perm.as_mut_slice();
-    for (b, &len) in basin_len.iter().enumerate() {
-        let (head, tail) = rest.split_at_mut(len as usize);
-        slices.push((start[b], head));
+    let mut first = 0usize;
+    let mut b = 0usize;
+    while b < basin_len.len() {
+        let mut end = start[b + 1];
+        b += 1;
+        while end - first < min_chunk && b < basin_len.len() {
+            end = start[b + 1];
+            b += 1;
+        }
+        let (head, tail) = rest.split_at_mut(end - first);
+        chunks.push((first, head));
         rest = tail;
+        first = end;
     }
-    slices.into_par_iter().for_each(|(first, flow)| {
+    chunks.into_par_iter().for_each(|(first, flow)| {
         for i in (0..flow.len()).rev() {
-            let d = downstream[perm[first + i] as usize];
-            if d >= 0 {
-                let j = pos[d as usize] as usize - first;
-                flow[j] += flow[i];
+            let d = down_pos[first + i];
+            if d != u32::MAX {
+                flow[d as usize - first] += flow[i];
             }
         }
     });

@@ -69,12 +69,19 @@ pub fn priority_flood(
     let mut downstream = vec![-1i32; n];
     let mut visited = vec![false; n];
     let mut order = Vec::with_capacity(n);
-    let mut heap = BinaryHeap::new();
     let mut pit = VecDeque::new();
+    // Outlets with no inland neighbour (open sea) never reach anything: they go straight into
+    // the order, so the heap holds only the coast and the border.
+    let mut seeds = Vec::new();
     for (i, _) in is_outlet.iter().enumerate().filter(|(_, o)| **o) {
         visited[i] = true;
-        heap.push(Reverse((f32_key(elevation[i]), i as u32)));
+        if graph.neighbors(i).iter().any(|&nb| !is_outlet[nb as usize]) {
+            seeds.push(Reverse((f32_key(elevation[i]), i as u32)));
+        } else {
+            order.push(i as u32);
+        }
     }
+    let mut heap = BinaryHeap::from(seeds);
     loop {
         let c = if let Some(c) = pit.pop_front() {
             c

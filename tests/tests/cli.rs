@@ -77,3 +77,38 @@ fn a_generated_world_writes_its_sidecar_and_world_file() {
     assert_eq!(world.meta.seed, 123);
     assert!(config.contains("\"cells\":200"), "{config}");
 }
+
+// --- mesh stage (issue 3) ---
+
+#[test]
+fn mesh_flags_are_checked_and_mesh_png_is_written() {
+    refused(
+        &["--lloyd-iterations", "1000"],
+        "mesh.lloyd_iterations = 1000 is out of range: allowed 0 ..= 100",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = orogen(&[
+        "generate",
+        "--quiet",
+        "--cells",
+        "300",
+        "--lloyd-iterations",
+        "2",
+        "--sampler",
+        "poisson",
+        "--resolution",
+        "128",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(dir.path().join("mesh.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let sidecar = std::fs::read_to_string(dir.path().join("world.json")).unwrap();
+    assert!(sidecar.contains("mesh.png"), "{sidecar}");
+    assert!(sidecar.contains("poisson"), "{sidecar}");
+}

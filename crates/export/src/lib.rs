@@ -23,8 +23,10 @@ pub mod atomic;
 mod error;
 pub mod grid;
 pub mod heights;
+pub mod mesh_png;
 pub mod png;
 pub mod rivers;
 pub mod sidecar;
 
 pub use error::ExportError;
+pub use mesh_png::mesh_png;

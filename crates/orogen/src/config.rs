@@ -14,6 +14,8 @@ pub const MAX_CELLS: usize = 8_000_000;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub world: WorldParams,
+    /// The mesh stage: Lloyd iterations and the interior-site sampler.
+    pub mesh: orogen_mesh::Params,
     pub export: ExportParams,
     /// Hydrology on the mesh: routing, lakes, flow, rivers.
     pub rivers: orogen_hydrology::graph::Params,
@@ -146,6 +148,7 @@ impl Config {
     /// Checks every parameter of every stage, then the memory estimate, before any work.
     pub fn validate(&self) -> Result<(), Error> {
         self.world.validate()?;
+        self.mesh.validate()?;
         self.export.validate(&self.world)?;
         self.rivers.validate()?;
         let need = memory_estimate_bytes(self);

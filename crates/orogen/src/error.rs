@@ -22,6 +22,9 @@ pub enum Error {
     /// The hydrology stage on the mesh failed.
     #[error("hydrology: {0}")]
     Rivers(#[from] orogen_hydrology::graph::Error),
+    /// The mesh stage failed.
+    #[error("mesh: {0}")]
+    Mesh(#[from] orogen_mesh::MeshError),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -38,6 +41,7 @@ impl Error {
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
             Error::Rivers(e) => matches!(e, orogen_hydrology::graph::Error::Param(_)),
+            Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
         }
     }
 }

@@ -43,9 +43,27 @@ struct GenerateArgs {
     #[command(flatten)]
     world: WorldArgs,
     #[command(flatten)]
+    mesh: MeshArgs,
+    #[command(flatten)]
     export: ExportArgs,
     #[command(flatten)]
     rivers: RiverArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Mesh")]
+struct MeshArgs {
+    /// Lloyd relaxation iterations [default: 3] [range: 0..=100]
+    #[arg(long)]
+    lloyd_iterations: Option<u32>,
+    /// Interior sites: uniform (as the reference), jittered or poisson [default: uniform]
+    #[arg(long, value_parser = parse_sampler)]
+    sampler: Option<orogen_mesh::SamplerKind>,
+}
+
+fn parse_sampler(text: &str) -> Result<orogen_mesh::SamplerKind, String> {
+    orogen_mesh::SamplerKind::parse(text)
+        .ok_or_else(|| format!("`{text}`: expected uniform, jittered or poisson"))
 }
 
 #[derive(Debug, Args)]
@@ -167,6 +185,11 @@ impl GenerateArgs {
         set(&mut world.world_size_m, w.world_size);
         set(&mut world.max_height_m, w.max_height);
         set(&mut world.max_depth_m, w.max_depth);
+        set(
+            &mut config.mesh.lloyd_iterations,
+            self.mesh.lloyd_iterations,
+        );
+        set(&mut config.mesh.sampler, self.mesh.sampler);
         let e = &self.export;
         set(&mut config.export.resolution, e.resolution);
         set(&mut config.export.normalize, e.normalize);

@@ -32,6 +32,10 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             orogen_export::png::write_gray8(w, mask.view())
         })?;
     }
+    if world.has_mesh() {
+        let nx = config.export.resolution;
+        out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
+    }
     let range = heights::range_m(&[], &world.meta, config.export.normalize);
     let files = out.files().to_vec();
     let sidecar = WorldJson {

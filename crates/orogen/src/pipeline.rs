@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["hydrology"];
+pub const STAGES: &[&str] = &["mesh", "hydrology"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -46,6 +46,13 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
     let mut timings = Timings::default();
     let mut world = World::new(config.world.meta());
+    timings.run("mesh", || {
+        Ok(orogen_mesh::run(
+            &mut world,
+            &config.mesh,
+            config.world.cells,
+        )?)
+    })?;
     // Hydrology on the mesh (routing, lakes, flow, rivers): needs the elevation stage's layers.
     if world.has_layer("corner_elevation") {
         timings.run("hydrology", || {

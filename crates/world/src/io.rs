@@ -239,6 +239,7 @@ impl Entry {
     /// Parses the `.npy` header and checks that its shape fits the bytes present before any
     /// allocation, then reads the array.
     fn load<T: ReadableElement>(&self, name: &str) -> Result<ArrayD<T>, WorldError> {
+        check_header_len(&self.0).map_err(|problem| WorldError::bad_array(name, problem))?;
         let mut slice = &self.0[..];
         let header = ndarray_npy::npy::header::Header::from_reader(&mut slice)
             .map_err(|e| WorldError::bad_array(name, format!("bad .npy header: {e}")))?;
@@ -276,4 +277,33 @@ impl Entry {
             .into_dimensionality::<Ix2>()
             .map_err(|_| WorldError::bad_array(name, "expected a 2-D array"))
     }
+}
+
+/// Checks that the `.npy` header length fits the bytes present, before the header parser
+/// allocates a buffer of that length (up to 4 GiB in format versions 2 and 3).
+fn check_header_len(bytes: &[u8]) -> Result<(), String> {
+    const MAGIC: &[u8] = b"\x93NUMPY";
+    if bytes.len() < MAGIC.len() + 2 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err("not a .npy array (bad magic)".into());
+    }
+    let major = bytes[MAGIC.len()];
+    let (len_bytes, start) = match major {
+        1 => (2, MAGIC.len() + 2),
+        2 | 3 => (4, MAGIC.len() + 2),
+        v => return Err(format!("unsupported .npy format version {v}")),
+    };
+    let Some(len_field) = bytes.get(start..start + len_bytes) else {
+        return Err("truncated .npy header".into());
+    };
+    let header_len = len_field
+        .iter()
+        .rev()
+        .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+    if start + len_bytes + header_len > bytes.len() {
+        return Err(format!(
+            ".npy header claims {header_len} bytes but only {} follow (truncated or tampered)",
+            bytes.len() - start - len_bytes
+        ));
+    }
+    Ok(())
 }

@@ -250,3 +250,17 @@ fn entry_names(bytes: &[u8]) -> Vec<String> {
     let zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
     zip.file_names().map(str::to_owned).collect()
 }
+
+#[test]
+fn a_header_length_beyond_the_data_is_refused_before_allocating() {
+    // Found by fuzzing: a version-2 header whose length field claims 3.7 GB.
+    let tampered = rewrite_entry(&to_bytes(&sample_world()), "orogen.meta.npy", |npy| {
+        npy[6] = 2; // format version 2: a 4-byte header length at bytes 8..12
+        npy.splice(8..10, [0xff, 0xff, 0xff, 0xdc]);
+    });
+    let msg = World::read_npz(&tampered[..]).unwrap_err().to_string();
+    assert!(
+        msg.contains("orogen.meta") && msg.contains("header claims"),
+        "{msg}"
+    );
+}

@@ -1,0 +1,217 @@
+//! `mesh.png`: the clipped Voronoi cells drawn over the map, so a person can see the mesh.
+//!
+//! Each cell is filled with the map's colour at its site (by `region_elevation` when the world
+//! has it: water in blues, land from green to brown to white; otherwise light grey, boundary
+//! cells darker), then every cell edge is drawn as a thin dark line and every site as a dot.
+
+use std::io::Write;
+
+use ndarray::Array3;
+use orogen_world::{World, WorldError};
+
+use crate::ExportError;
+use crate::grid::PixelGrid;
+
+fn lerp(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
+}
+
+/// A plain elevation palette (conventions' range [-1, 1]).
+fn elevation_colour(e: f32) -> [f32; 3] {
+    let e = if e.is_finite() {
+        e.clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
+    if e < 0.0 {
+        lerp([0.36, 0.56, 0.80], [0.10, 0.20, 0.45], -e)
+    } else if e < 0.5 {
+        lerp([0.45, 0.68, 0.38], [0.62, 0.55, 0.35], e / 0.5)
+    } else {
+        lerp([0.62, 0.55, 0.35], [0.96, 0.96, 0.96], (e - 0.5) / 0.5)
+    }
+}
+
+/// Renders the mesh as an `ny x nx x 3` RGB image over `grid` (pixel centres).
+pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, ExportError> {
+    let mesh = world.mesh()?;
+    let offsets = world.offsets("region_polygon")?;
+    let points = world.view2::<f64>("region_polygon")?;
+    let elevation = match world.view1::<f32>("region_elevation") {
+        Ok(v) => Some(v),
+        Err(WorldError::MissingLayer { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let (nx, ny) = (grid.nx, grid.ny);
+    let sx = nx as f64 / grid.width;
+    let sy = ny as f64 / grid.height;
+    let mut img = vec![[0.0f32; 3]; nx * ny];
+    let ring = |r: usize| {
+        (offsets[r] as usize..offsets[r + 1] as usize)
+            .map(move |i| [points[[i, 0]] * sx, points[[i, 1]] * sy])
+    };
+    // Fill: every pixel centre (col + 0.5, row + 0.5) inside a cell's (convex) polygon.
+    for r in 0..mesh.n_regions() {
+        let colour = match elevation {
+            Some(e) => elevation_colour(e[r]),
+            None if mesh.region_is_boundary[r] != 0 => [0.72, 0.72, 0.76],
+            None => [0.90, 0.90, 0.88],
+        };
+        let poly: Vec<[f64; 2]> = ring(r).collect();
+        if poly.len() < 3 {
+            continue;
+        }
+        let y_lo = poly.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
+        let y_hi = poly.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
+        let row_lo = (y_lo - 0.5).ceil().max(0.0) as usize;
+        let row_hi = ((y_hi - 0.5).floor().min(ny as f64 - 1.0)).max(-1.0);
+        if row_hi < 0.0 {
+            continue;
+        }
+        for row in row_lo..=row_hi as usize {
+            let y = row as f64 + 0.5;
+            let (mut x_lo, mut x_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for i in 0..poly.len() {
+                let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+                if (a[1] <= y && y <= b[1]) || (b[1] <= y && y <= a[1]) {
+                    let x = if a[1] == b[1] {
+                        x_lo = x_lo.min(a[0].min(b[0]));
+                        a[0].max(b[0])
+                    } else {
+                        a[0] + (y - a[1]) / (b[1] - a[1]) * (b[0] - a[0])
+                    };
+                    x_lo = x_lo.min(x);
+                    x_hi = x_hi.max(x);
+                }
+            }
+            if x_hi < x_lo {
+                continue;
+            }
+            let col_lo = (x_lo - 0.5).ceil().max(0.0) as usize;
+            let col_hi = (x_hi - 0.5).floor().min(nx as f64 - 1.0);
+            if col_hi < 0.0 {
+                continue;
+            }
+            for col in col_lo..=col_hi as usize {
+                img[row * nx + col] = colour;
+            }
+        }
+    }
+    // Edges: thin dark lines, blended by coverage along the segment.
+    let line = [0.12f32, 0.12, 0.14];
+    let mut blend = |x: f64, y: f64, alpha: f32| {
+        if x < 0.0 || y < 0.0 {
+            return;
+        }
+        let (col, row) = (x as usize, y as usize);
+        if col < nx && row < ny {
+            let px = &mut img[row * nx + col];
+            *px = lerp(*px, line, alpha);
+        }
+    };
+    for r in 0..mesh.n_regions() {
+        let poly: Vec<[f64; 2]> = ring(r).collect();
+        for i in 0..poly.len() {
+            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+            let steps = ((b[0] - a[0]).abs().max((b[1] - a[1]).abs()).ceil() as usize).max(1);
+            for s in 0..=steps {
+                let t = s as f64 / steps as f64;
+                blend(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), 0.35);
+            }
+        }
+    }
+    for r in 0..mesh.n_regions() {
+        blend(
+            mesh.region_xy[[r, 0]] * sx,
+            mesh.region_xy[[r, 1]] * sy,
+            0.6,
+        );
+    }
+    let mut out = Array3::<u8>::zeros((ny, nx, 3));
+    for (i, px) in img.iter().enumerate() {
+        for k in 0..3 {
+            out[[i / nx, i % nx, k]] = (px[k].clamp(0.0, 1.0) * 255.0).round() as u8;
+        }
+    }
+    Ok(out)
+}
+
+/// Writes `mesh.png`, `nx` pixels wide (the height follows the map's aspect).
+pub fn mesh_png(w: &mut dyn Write, world: &World, nx: usize) -> Result<(), ExportError> {
+    let grid = PixelGrid::centres(nx, world.meta.width, world.meta.height)?;
+    let img = render_mesh(world, &grid)?;
+    crate::png::write_rgb8(w, img.view())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array1, Array2};
+    use orogen_world::{Csr, Domain, DualMesh, Layer, WorldMeta};
+
+    /// Two cells splitting the unit square along x = 0.5, sites at (0.25, 0.5) and (0.75, 0.5).
+    fn two_cell_world() -> World {
+        let mut world = World::new(WorldMeta::default());
+        let mesh = DualMesh {
+            region_xy: Array2::from_shape_vec(
+                (4, 2),
+                vec![0.25, 0.5, 0.75, 0.5, 0.5, 0.0, 0.5, 1.0],
+            )
+            .unwrap(),
+            region_is_boundary: Array1::from(vec![0, 0, 1, 1]),
+            corner_xy: Array2::zeros((0, 2)),
+            corner_regions: Array2::zeros((0, 3)),
+            region_neighbors: Csr::from_lists(&[[0u32; 0]; 4]),
+            region_corners: Csr::from_lists(&[[0u32; 0]; 4]),
+            corner_neighbors: Csr::from_lists::<[u32; 0]>(&[]),
+        };
+        world.set_mesh(mesh).unwrap();
+        let pts = vec![
+            0.0, 0.0, 0.5, 0.0, 0.5, 1.0, 0.0, 1.0, // left cell
+            0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 0.5, 1.0, // right cell
+        ];
+        world
+            .insert_layer(
+                "region_polygon",
+                Layer::ragged(
+                    Domain::Region,
+                    Array1::from(vec![0, 4, 8, 8, 8]),
+                    Array2::from_shape_vec((8, 2), pts).unwrap().into_dyn(),
+                ),
+            )
+            .unwrap();
+        world
+            .set_layer(
+                "region_elevation",
+                Domain::Region,
+                Array1::from(vec![-1.0f32, 1.0, 0.0, 0.0]).into_dyn(),
+            )
+            .unwrap();
+        world
+    }
+
+    #[test]
+    fn cells_are_filled_by_elevation_and_edges_drawn() {
+        let world = two_cell_world();
+        let grid = PixelGrid::centres(40, 1.0, 1.0).unwrap();
+        let img = render_mesh(&world, &grid).unwrap();
+        // Deep water on the left, snow on the right.
+        let deep = elevation_colour(-1.0);
+        let snow = elevation_colour(1.0);
+        let px = |r: usize, c: usize| [img[[r, c, 0]], img[[r, c, 1]], img[[r, c, 2]]];
+        let to8 = |c: [f32; 3]| c.map(|v| (v * 255.0).round() as u8);
+        assert_eq!(px(10, 5), to8(deep));
+        assert_eq!(px(30, 34), to8(snow));
+        // The shared edge x = 0.5 (column 20) is darker than the snow beside it.
+        let dark: u32 = px(10, 20).iter().map(|&v| u32::from(v)).sum();
+        let light: u32 = px(10, 25).iter().map(|&v| u32::from(v)).sum();
+        assert!(dark < light);
+        let mut bytes = Vec::new();
+        mesh_png(&mut bytes, &world, 40).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+    }
+}

@@ -1,0 +1,419 @@
+//! The mesh stage: sites, Delaunay triangulation, Voronoi cells clipped to the map, Lloyd
+//! relaxation, and the dual mesh of the conventions.
+//!
+//! A world's regions are Delaunay sites and Voronoi cells; its corners are Delaunay triangles
+//! placed at their centroids. The stage draws interior sites from its own Xoshiro256++
+//! ([`SamplerKind`]: uniform as the reference program, a jittered grid, or Poisson disc), adds
+//! the fixed boundary sites of the conventions along the map edge ([`SiteCounts`],
+//! [`boundary_sites`]), removes exact duplicates deliberately ([`dedup_sites`]), sorts every site
+//! in Z-order (locality for every later stage), relaxes the interior sites with Lloyd's
+//! algorithm (each to the area centroid of its clipped cell, computed in parallel) and builds
+//! the [`DualMesh`].
+//!
+//! The kernels work without a `World`: [`build_mesh`] turns sites into the dual mesh with its
+//! clipped cells (keeping the sites' order), [`lloyd`] relaxes sites in place, and
+//! [`mesh_from_sites`] chains dedup, Z-order, Lloyd and build and says which input point each
+//! region came from. [`run`] adapts them to the pipeline and writes the layers `region_area`,
+//! `region_polygon` and `lloyd_area_cv`.
+//!
+//! ```
+//! use orogen_mesh::{boundary_sites, build_mesh};
+//!
+//! // The four map corners and edge midpoints as boundary sites, three interior sites.
+//! let mut sites = boundary_sites(2.0, 1.0, 2, 2);
+//! let mut flags = vec![1u8; sites.len()];
+//! sites.extend([[0.5, 0.4], [1.2, 0.7], [1.6, 0.3]]);
+//! flags.extend([0, 0, 0]);
+//! let cells = build_mesh(&sites, &flags, 2.0, 1.0)?;
+//! let mesh = &cells.mesh;
+//! assert_eq!(mesh.n_regions(), 11);
+//! // Euler's formula for a triangulation of the rectangle.
+//! assert_eq!(mesh.n_regions() + mesh.n_corners() - mesh.n_edges(), 1);
+//! // The clipped cells tile the map.
+//! let total: f64 = cells.region_area.iter().sum();
+//! assert!((total - 2.0).abs() < 1e-12);
+//! # Ok::<(), orogen_mesh::MeshError>(())
+//! ```
+
+mod cells;
+mod delaunay;
+mod dual;
+mod sites;
+
+use ndarray::{Array1, Array2};
+use orogen_sampling::SamplingError;
+use orogen_world::params::{ParamError, in_range, positive_finite};
+use orogen_world::{Domain, DualMesh, Layer, World, WorldError, seed};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use cells::{area_centroid, area_cv};
+pub use delaunay::{Delaunay, NONE, triangulate};
+pub use sites::{
+    SamplerKind, SiteCounts, boundary_sites, dedup_sites, interior_sites, zorder_permutation,
+};
+
+/// The stage name (seeds, timings).
+pub const STAGE: &str = "mesh";
+
+/// What can go wrong while meshing.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum MeshError {
+    /// A parameter out of range.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// A world layer problem.
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// The Poisson-disc sampler refused its input.
+    #[error(transparent)]
+    Sampling(#[from] SamplingError),
+    /// A site with a NaN or infinite coordinate.
+    #[error("site {index} has a non-finite coordinate")]
+    NonFinite { index: usize },
+    /// A site outside the map rectangle.
+    #[error("site {index} at ({x}, {y}) lies outside the map [0, {width}] x [0, {height}]")]
+    OutsideMap {
+        index: usize,
+        x: f64,
+        y: f64,
+        width: f64,
+        height: f64,
+    },
+    /// Two sites at the same position (use [`dedup_sites`] or [`mesh_from_sites`] to remove
+    /// duplicates deliberately).
+    #[error("site {index} duplicates site {same_as}")]
+    Duplicate { index: usize, same_as: usize },
+    /// No triangle: fewer than three sites, or all on one line.
+    #[error("the {n} sites span no triangle (fewer than 3, or all on one line)")]
+    Degenerate { n: usize },
+    /// More sites than the u32 indices of a world can hold.
+    #[error("{n} sites are more than a world can index")]
+    TooMany { n: usize },
+    /// The boundary flags do not match the sites.
+    #[error("{flags} boundary flags for {sites} sites")]
+    FlagCount { sites: usize, flags: usize },
+    /// spade refused the input.
+    #[error("triangulation failed: {0}")]
+    Triangulation(String),
+}
+
+/// The mesh stage's parameters. The number of regions is the world's `cells` (boundary sites
+/// included, see [`SiteCounts`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Lloyd relaxation iterations. Default: 3 (the reference's; 2-3 are enough).
+    /// Range: 0 ..= 100.
+    pub lloyd_iterations: u32,
+    /// How interior sites are drawn: `uniform` (as the reference), `jittered` or `poisson`.
+    /// Default: uniform.
+    pub sampler: SamplerKind,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            lloyd_iterations: 3,
+            sampler: SamplerKind::Uniform,
+        }
+    }
+}
+
+impl Params {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        in_range("mesh.lloyd_iterations", self.lloyd_iterations, 0..=100)?;
+        Ok(())
+    }
+}
+
+/// A dual mesh with its clipped Voronoi cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellMesh {
+    /// The dual mesh of the conventions.
+    pub mesh: DualMesh,
+    /// The clipped cell area of each region (they sum to W H).
+    pub region_area: Vec<f64>,
+    /// Cell polygon offsets (`n_regions + 1`) into `polygon_xy`.
+    pub polygon_offsets: Vec<u32>,
+    /// Clipped cell rings, counter-clockwise (positive shoelace area, x right, y down).
+    pub polygon_xy: Vec<[f64; 2]>,
+}
+
+fn check_sites(
+    sites: &[[f64; 2]],
+    is_boundary: &[u8],
+    width: f64,
+    height: f64,
+) -> Result<(), MeshError> {
+    positive_finite("width", width)?;
+    positive_finite("height", height)?;
+    if sites.len() != is_boundary.len() {
+        return Err(MeshError::FlagCount {
+            sites: sites.len(),
+            flags: is_boundary.len(),
+        });
+    }
+    for (index, p) in sites.iter().enumerate() {
+        if !(p[0].is_finite() && p[1].is_finite()) {
+            return Err(MeshError::NonFinite { index });
+        }
+        if !(p[0] >= 0.0 && p[0] <= width && p[1] >= 0.0 && p[1] <= height) {
+            return Err(MeshError::OutsideMap {
+                index,
+                x: p[0],
+                y: p[1],
+                width,
+                height,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Builds the dual mesh and the clipped cells of `sites` (region `i` is site `i`) on the
+/// `width` x `height` map. Sites must be distinct, finite and inside the map; to cover the whole
+/// map with triangles, include the four map corners (see [`boundary_sites`]). Corners (triangles)
+/// come in Z-order of their centroids.
+pub fn build_mesh(
+    sites: &[[f64; 2]],
+    is_boundary: &[u8],
+    width: f64,
+    height: f64,
+) -> Result<CellMesh, MeshError> {
+    check_sites(sites, is_boundary, width, height)?;
+    let del = triangulate(sites)?;
+    Ok(build_from(sites, is_boundary, del, width, height))
+}
+
+fn build_from(
+    sites: &[[f64; 2]],
+    is_boundary: &[u8],
+    del: Delaunay,
+    width: f64,
+    height: f64,
+) -> CellMesh {
+    let del = dual::sort_triangles(&del, sites, width, height);
+    let centres = cells::circumcentres(sites, &del);
+    let (polygon_offsets, polygon_xy) = cells::polygons(&cells::Voronoi {
+        sites,
+        del: &del,
+        centres: &centres,
+        width,
+        height,
+    });
+    let region_area = (0..sites.len())
+        .map(|r| {
+            let ring = &polygon_xy[polygon_offsets[r] as usize..polygon_offsets[r + 1] as usize];
+            area_centroid(ring, sites[r]).0
+        })
+        .collect();
+    CellMesh {
+        mesh: dual::dual_mesh(sites, is_boundary, &del),
+        region_area,
+        polygon_offsets,
+        polygon_xy,
+    }
+}
+
+/// Lloyd relaxation in place; returns the last triangulation and the interior-cell area CV
+/// before each iteration.
+fn relax(
+    sites: &mut [[f64; 2]],
+    is_boundary: &[u8],
+    width: f64,
+    height: f64,
+    iterations: u32,
+) -> Result<(Delaunay, Vec<f64>), MeshError> {
+    // Triangles in Z-order: every pass over cells walks memory in order.
+    let mut del = dual::sort_triangles(&triangulate(sites)?, sites, width, height);
+    let mut cvs = Vec::with_capacity(iterations as usize + 1);
+    // When every hull site is fixed, moved sites keep the hull, and flips repair the
+    // triangulation far faster than triangulating afresh.
+    let fixed_hull = (0..del.opposite.len() as u32)
+        .filter(|&e| del.opposite[e as usize] == NONE)
+        .all(|e| is_boundary[del.origin(e) as usize] != 0);
+    for _ in 0..iterations {
+        let centres = cells::circumcentres(sites, &del);
+        let cells = cells::areas_centroids(&cells::Voronoi {
+            sites,
+            del: &del,
+            centres: &centres,
+            width,
+            height,
+        });
+        let areas: Vec<f64> = cells.iter().map(|c| c.0).collect();
+        cvs.push(area_cv(&areas, is_boundary));
+        let old = sites.to_vec();
+        for ((site, &(area, c)), &b) in sites.iter_mut().zip(&cells).zip(is_boundary) {
+            if b == 0 && area > 0.0 && c[0].is_finite() && c[1].is_finite() {
+                *site = [c[0].clamp(0.0, width), c[1].clamp(0.0, height)];
+            }
+        }
+        // Edge flips follow the moved sites (the hull is fixed); where they cannot, spade
+        // triangulates afresh.
+        if fixed_hull && del.repair(sites, &old) {
+            continue;
+        }
+        // Centroids of distinct cells are distinct; should rounding ever make two sites meet,
+        // the moved one goes back to where it was, deliberately.
+        let fresh = loop {
+            match triangulate(sites) {
+                Err(MeshError::Duplicate { index, same_as }) => {
+                    let back = if is_boundary[index] == 0 && sites[index] != old[index] {
+                        index
+                    } else {
+                        same_as
+                    };
+                    if sites[back] == old[back] {
+                        return Err(MeshError::Duplicate { index, same_as });
+                    }
+                    sites[back] = old[back];
+                }
+                other => break other?,
+            }
+        };
+        del = dual::sort_triangles(&fresh, sites, width, height);
+    }
+    Ok((del, cvs))
+}
+
+/// Lloyd relaxation in place: `iterations` times, every site whose flag is 0 moves to the area
+/// centroid of its clipped Voronoi cell (computed in parallel; boundary sites stay). Returns the
+/// interior-cell area coefficient of variation before the first iteration and after each one
+/// (`iterations + 1` values).
+pub fn lloyd(
+    sites: &mut [[f64; 2]],
+    is_boundary: &[u8],
+    width: f64,
+    height: f64,
+    iterations: u32,
+) -> Result<Vec<f64>, MeshError> {
+    check_sites(sites, is_boundary, width, height)?;
+    let (del, mut cvs) = relax(sites, is_boundary, width, height, iterations)?;
+    let centres = cells::circumcentres(sites, &del);
+    let areas: Vec<f64> = cells::areas_centroids(&cells::Voronoi {
+        sites,
+        del: &del,
+        centres: &centres,
+        width,
+        height,
+    })
+    .iter()
+    .map(|c| c.0)
+    .collect();
+    cvs.push(area_cv(&areas, is_boundary));
+    Ok(cvs)
+}
+
+/// A relaxed mesh and where its regions came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelaxedMesh {
+    pub cells: CellMesh,
+    /// Interior-cell area CV before Lloyd (entry 0) and after each iteration.
+    pub lloyd_area_cv: Vec<f64>,
+    /// For each region, the index of the input point it came from (duplicates removed,
+    /// Z-order sorted).
+    pub input_index: Vec<u32>,
+}
+
+/// The whole kernel: removes exact duplicates deliberately ([`dedup_sites`]), sorts the sites in
+/// Z-order, runs `iterations` Lloyd steps and builds the mesh.
+pub fn mesh_from_sites(
+    points: &[[f64; 2]],
+    is_boundary: &[u8],
+    width: f64,
+    height: f64,
+    iterations: u32,
+) -> Result<RelaxedMesh, MeshError> {
+    check_sites(points, is_boundary, width, height)?;
+    let kept = dedup_sites(points, is_boundary);
+    let kept_xy: Vec<[f64; 2]> = kept.iter().map(|&i| points[i as usize]).collect();
+    let order = zorder_permutation(&kept_xy, width, height);
+    let input_index: Vec<u32> = order.iter().map(|&k| kept[k as usize]).collect();
+    let mut sites: Vec<[f64; 2]> = input_index.iter().map(|&i| points[i as usize]).collect();
+    let flags: Vec<u8> = input_index
+        .iter()
+        .map(|&i| is_boundary[i as usize])
+        .collect();
+    let (del, mut cvs) = relax(&mut sites, &flags, width, height, iterations)?;
+    let cells = build_from(&sites, &flags, del, width, height);
+    cvs.push(area_cv(&cells.region_area, &flags));
+    Ok(RelaxedMesh {
+        cells,
+        lloyd_area_cv: cvs,
+        input_index,
+    })
+}
+
+/// The sites of a world of `cells` regions: boundary sites first (flag 1), then the interior
+/// ones from the stage's generator.
+pub fn world_sites(
+    world_seed: u64,
+    cells: usize,
+    width: f64,
+    height: f64,
+    sampler: SamplerKind,
+) -> Result<(Vec<[f64; 2]>, Vec<u8>), MeshError> {
+    positive_finite("width", width)?;
+    positive_finite("height", height)?;
+    let counts = SiteCounts::new(cells, width, height);
+    let mut rng = seed::stage_rng(world_seed, STAGE);
+    let mut sites = boundary_sites(width, height, counts.segments_x, counts.segments_y);
+    let mut flags = vec![1u8; sites.len()];
+    sites.extend(interior_sites(
+        &mut rng,
+        sampler,
+        counts.n_interior,
+        width,
+        height,
+    )?);
+    flags.resize(sites.len(), 0);
+    Ok((sites, flags))
+}
+
+/// The pipeline stage: builds the world's mesh of `cells` regions (see [`SiteCounts`]) and
+/// writes `region_area` (Region f64), `region_polygon` (Region ragged f64 rows `n x 2`,
+/// counter-clockwise rings) and `lloyd_area_cv` (Free f64, `lloyd_iterations + 1` values:
+/// before relaxing, then after each iteration).
+pub fn run(world: &mut World, params: &Params, cells: usize) -> Result<(), MeshError> {
+    params.validate()?;
+    in_range("cells", cells, 3..=(u32::MAX / 8) as usize)?;
+    let (width, height) = (world.meta.width, world.meta.height);
+    let (sites, flags) = world_sites(world.meta.seed, cells, width, height, params.sampler)?;
+    let relaxed = mesh_from_sites(&sites, &flags, width, height, params.lloyd_iterations)?;
+    let CellMesh {
+        mesh,
+        region_area,
+        polygon_offsets,
+        polygon_xy,
+    } = relaxed.cells;
+    world.set_mesh(mesh)?;
+    world.set_layer(
+        "region_area",
+        Domain::Region,
+        Array1::from(region_area).into_dyn(),
+    )?;
+    let n_points = polygon_xy.len();
+    let flat: Vec<f64> = polygon_xy.into_iter().flatten().collect();
+    let values = Array2::from_shape_vec((n_points, 2), flat).expect("two values per point");
+    world.insert_layer(
+        "region_polygon",
+        Layer::ragged(
+            Domain::Region,
+            Array1::from(polygon_offsets),
+            values.into_dyn(),
+        ),
+    )?;
+    world.set_layer(
+        "lloyd_area_cv",
+        Domain::Free,
+        Array1::from(relaxed.lloyd_area_cv).into_dyn(),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,308 @@
+//! Sites: the fixed boundary sites of the conventions, interior sites (uniform, jittered grid,
+//! Poisson disc), Z-order sorting and deliberate duplicate removal.
+
+use orogen_sampling::{Rect, index_below, poisson_disc};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::MeshError;
+
+/// How interior sites are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SamplerKind {
+    /// Independent uniform points, as the reference program draws them.
+    #[default]
+    Uniform,
+    /// One uniform point per cell of a near-square grid (stratified).
+    Jittered,
+    /// Bridson Poisson disc, thinned at random to the exact count.
+    Poisson,
+}
+
+impl SamplerKind {
+    /// The name used in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SamplerKind::Uniform => "uniform",
+            SamplerKind::Jittered => "jittered",
+            SamplerKind::Poisson => "poisson",
+        }
+    }
+
+    /// Parses `uniform`, `jittered` or `poisson`.
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "uniform" => SamplerKind::Uniform,
+            "jittered" => SamplerKind::Jittered,
+            "poisson" => SamplerKind::Poisson,
+            _ => return None,
+        })
+    }
+}
+
+/// How `cells` regions split into boundary and interior sites.
+///
+/// The boundary sites are spaced along the map edge at about the mean interior spacing
+/// `s = sqrt(W H / cells)`: `max(1, round(W / s))` segments on the top and bottom edges and
+/// `max(1, round(H / s))` on the left and right ones, so `2 (segments_x + segments_y)` sites,
+/// the four map corners included. They count towards `cells`: the world has exactly `cells`
+/// regions whenever `cells >= 5` (for tiny counts the segments shrink to one per edge). Below
+/// that the four corners alone exceed the request, and the world has `4 + max(cells - 4, 0)`
+/// = 4 regions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SiteCounts {
+    pub segments_x: usize,
+    pub segments_y: usize,
+    pub n_boundary: usize,
+    pub n_interior: usize,
+}
+
+impl SiteCounts {
+    /// The split for `cells` regions on a `width` x `height` map.
+    pub fn new(cells: usize, width: f64, height: f64) -> Self {
+        let spacing = (width * height / cells.max(1) as f64).sqrt();
+        let mut sx = ((width / spacing).round() as usize).max(1);
+        let mut sy = ((height / spacing).round() as usize).max(1);
+        // Leave at least one interior site when the count allows it.
+        while 2 * (sx + sy) >= cells && (sx > 1 || sy > 1) {
+            if sx >= sy {
+                sx -= 1;
+            } else {
+                sy -= 1;
+            }
+        }
+        let n_boundary = 2 * (sx + sy);
+        SiteCounts {
+            segments_x: sx,
+            segments_y: sy,
+            n_boundary,
+            n_interior: cells.saturating_sub(n_boundary),
+        }
+    }
+}
+
+/// The boundary sites: `segments_x` evenly spaced segments along the top (y = 0) and bottom
+/// (y = H) edges, `segments_y` along the left and right ones, corners included, each site once.
+/// The order runs counter-clockwise (conventions' sense) from the corner (0, 0).
+pub fn boundary_sites(
+    width: f64,
+    height: f64,
+    segments_x: usize,
+    segments_y: usize,
+) -> Vec<[f64; 2]> {
+    let sx = segments_x.max(1);
+    let sy = segments_y.max(1);
+    let mut out = Vec::with_capacity(2 * (sx + sy));
+    // Top edge, left to right (corner (0, 0) included, (W, 0) excluded).
+    for i in 0..sx {
+        out.push([width * i as f64 / sx as f64, 0.0]);
+    }
+    // Right edge, top to bottom.
+    for j in 0..sy {
+        out.push([width, height * j as f64 / sy as f64]);
+    }
+    // Bottom edge, right to left.
+    for i in (1..=sx).rev() {
+        out.push([width * i as f64 / sx as f64, height]);
+    }
+    // Left edge, bottom to top.
+    for j in (1..=sy).rev() {
+        out.push([0.0, height * j as f64 / sy as f64]);
+    }
+    out
+}
+
+/// A uniform coordinate strictly inside `(0, 1)`.
+fn open_unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    ((rng.next_u64() >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
+}
+
+/// `n` interior sites strictly inside the `width` x `height` map, drawn from `rng`.
+pub fn interior_sites<R: Rng + ?Sized>(
+    rng: &mut R,
+    kind: SamplerKind,
+    n: usize,
+    width: f64,
+    height: f64,
+) -> Result<Vec<[f64; 2]>, MeshError> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let uniform = |rng: &mut R| [open_unit(rng) * width, open_unit(rng) * height];
+    Ok(match kind {
+        SamplerKind::Uniform => (0..n).map(|_| uniform(rng)).collect(),
+        SamplerKind::Jittered => {
+            let nx = ((n as f64 * width / height).sqrt().round() as usize).clamp(1, n);
+            let ny = n.div_ceil(nx);
+            // nx * ny >= n grid cells; leave out `nx * ny - n` of them, chosen at random.
+            let mut cells: Vec<u32> = (0..(nx * ny) as u32).collect();
+            for i in 0..n {
+                let j = i + index_below(rng, cells.len() - i);
+                cells.swap(i, j);
+            }
+            let mut chosen = cells[..n].to_vec();
+            chosen.sort_unstable();
+            let (cw, ch) = (width / nx as f64, height / ny as f64);
+            chosen
+                .iter()
+                .map(|&c| {
+                    let (i, j) = (c as usize % nx, c as usize / nx);
+                    [
+                        ((i as f64 + open_unit(rng)) * cw).min(width),
+                        ((j as f64 + open_unit(rng)) * ch).min(height),
+                    ]
+                })
+                .collect()
+        }
+        SamplerKind::Poisson => {
+            // Annulus sampling reaches n r^2 / area of about 0.62; aim a little denser, then
+            // thin at random to exactly n (and top up uniformly in the rare opposite case).
+            let rect = Rect::from_size(width, height)?;
+            let r = (0.57 * width * height / n as f64).sqrt();
+            let mut points = poisson_disc(rng, rect, r, orogen_sampling::DEFAULT_K)?;
+            if points.len() > n {
+                for i in 0..n {
+                    let j = i + index_below(rng, points.len() - i);
+                    points.swap(i, j);
+                }
+                points.truncate(n);
+            }
+            while points.len() < n {
+                points.push(uniform(rng));
+            }
+            // x = 0 or y = 0 is possible in the sampler's half-open rectangle; nudge inside.
+            for p in &mut points {
+                if p[0] <= 0.0 || p[1] <= 0.0 {
+                    *p = uniform(rng);
+                }
+            }
+            points
+        }
+    })
+}
+
+/// The Z-order (Morton) key of a point in the `width` x `height` map, 32 bits per axis.
+fn morton(x: f64, y: f64, inv_w: f64, inv_h: f64) -> u64 {
+    let q = |v: f64| -> u64 { ((v.clamp(0.0, 1.0) * 4_294_967_295.0) as u64) & 0xFFFF_FFFF };
+    spread(q(x * inv_w)) | (spread(q(y * inv_h)) << 1)
+}
+
+fn spread(mut v: u64) -> u64 {
+    v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF;
+    v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF;
+    v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    v = (v | (v << 2)) & 0x3333_3333_3333_3333;
+    (v | (v << 1)) & 0x5555_5555_5555_5555
+}
+
+/// The permutation that sorts points in Z-order over the map (ties by index): `order[k]` is the
+/// input index of the `k`-th point.
+pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u32> {
+    let (inv_w, inv_h) = (1.0 / width, 1.0 / height);
+    let mut keyed: Vec<(u64, u32)> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (morton(p[0], p[1], inv_w, inv_h), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Removes exact duplicate positions deliberately, keeping the first occurrence (a boundary
+/// site wins over an interior one at the same place; +0.0 and -0.0 are the same place).
+/// Returns the input indices kept, in input order, so a caller can map regions back to its own
+/// points.
+pub fn dedup_sites(points: &[[f64; 2]], is_boundary: &[u8]) -> Vec<u32> {
+    // Adding 0.0 turns -0.0 into +0.0, so equal values have equal bits.
+    let bits = |v: f64| (v + 0.0).to_bits();
+    let key = |i: u32| {
+        let p = points[i as usize];
+        let interior = is_boundary.get(i as usize).copied().unwrap_or(0) == 0;
+        (bits(p[0]), bits(p[1]), u8::from(interior), i)
+    };
+    let mut order: Vec<u32> = (0..points.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| key(i));
+    let mut keep = vec![false; points.len()];
+    let mut prev: Option<(u64, u64)> = None;
+    for &i in &order {
+        let (x, y, _, _) = key(i);
+        if prev != Some((x, y)) {
+            keep[i as usize] = true;
+        }
+        prev = Some((x, y));
+    }
+    (0..points.len() as u32)
+        .filter(|&i| keep[i as usize])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orogen_world::seed::rng_from_seed;
+
+    #[test]
+    fn boundary_sites_cover_the_edges_once_with_the_corners() {
+        let sites = boundary_sites(2.0, 1.0, 4, 2);
+        assert_eq!(sites.len(), 12);
+        for corner in [[0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [0.0, 1.0]] {
+            assert_eq!(sites.iter().filter(|&&p| p == corner).count(), 1);
+        }
+        assert!(
+            sites
+                .iter()
+                .all(|p| p[0] == 0.0 || p[0] == 2.0 || p[1] == 0.0 || p[1] == 1.0)
+        );
+        assert_eq!(dedup_sites(&sites, &[1; 12]).len(), 12);
+    }
+
+    #[test]
+    fn counts_add_up_to_cells() {
+        for (cells, w, h) in [
+            (50_000, 1.0, 1.0),
+            (1000, 3.0, 1.0),
+            (5, 1.0, 1.0),
+            (7, 1.0, 9.0),
+        ] {
+            let c = SiteCounts::new(cells, w, h);
+            assert_eq!(c.n_boundary + c.n_interior, cells);
+            assert!(c.n_interior >= 1);
+        }
+        let c = SiteCounts::new(50_000, 1.0, 1.0);
+        // About the interior spacing: 4 sqrt(50,000) = 894 sites on the edge.
+        assert_eq!(c.n_boundary, 4 * 224);
+        assert_eq!(SiteCounts::new(3, 1.0, 1.0).n_boundary, 4);
+    }
+
+    #[test]
+    fn samplers_give_n_points_strictly_inside() {
+        for kind in [
+            SamplerKind::Uniform,
+            SamplerKind::Jittered,
+            SamplerKind::Poisson,
+        ] {
+            for n in [1, 2, 17, 5000] {
+                let pts = interior_sites(&mut rng_from_seed(3), kind, n, 2.0, 0.5).unwrap();
+                assert_eq!(pts.len(), n, "{kind:?}");
+                assert!(
+                    pts.iter()
+                        .all(|p| p[0] > 0.0 && p[0] <= 2.0 && p[1] > 0.0 && p[1] <= 0.5)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn dedup_keeps_first_and_boundary_and_merges_signed_zeros() {
+        let pts = [[0.5, 0.5], [0.0, 0.0], [0.5, 0.5], [-0.0, 0.0], [0.2, 0.1]];
+        let boundary = [0, 0, 0, 1, 0];
+        assert_eq!(dedup_sites(&pts, &boundary), vec![0, 3, 4]);
+    }
+
+    #[test]
+    fn zorder_is_a_permutation_that_groups_quadrants() {
+        let pts = [[0.9, 0.9], [0.1, 0.1], [0.9, 0.1], [0.1, 0.9]];
+        assert_eq!(zorder_permutation(&pts, 1.0, 1.0), vec![1, 2, 3, 0]);
+    }
+}

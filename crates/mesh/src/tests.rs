@@ -1,0 +1,450 @@
+//! Properties of the mesh, checked on the world's own arrays (not on spade's).
+
+use super::*;
+use orogen_world::WorldMeta;
+
+fn world(cells: usize, width: f64, height: f64, params: &Params) -> World {
+    let mut world = World::new(WorldMeta {
+        seed: 7,
+        width,
+        height,
+        ..WorldMeta::default()
+    });
+    run(&mut world, params, cells).unwrap();
+    world
+}
+
+fn orient(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
+    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+}
+
+fn shoelace(ring: &[[f64; 2]]) -> f64 {
+    let n = ring.len();
+    (0..n)
+        .map(|i| {
+            let (p, q) = (ring[i], ring[(i + 1) % n]);
+            p[0] * q[1] - q[0] * p[1]
+        })
+        .sum::<f64>()
+        * 0.5
+}
+
+/// True when `d` lies strictly inside the circumcircle of the counter-clockwise triangle
+/// `a b c`, beyond a rounding margin.
+fn in_circle(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> bool {
+    let r = |p: [f64; 2]| {
+        let (x, y) = (p[0] - d[0], p[1] - d[1]);
+        (x, y, x * x + y * y)
+    };
+    let (ax, ay, a2) = r(a);
+    let (bx, by, b2) = r(b);
+    let (cx, cy, c2) = r(c);
+    let det = ax * (by * c2 - b2 * cy) - ay * (bx * c2 - b2 * cx) + a2 * (bx * cy - by * cx);
+    let perm = ax.abs() * (by * c2).abs().max((b2 * cy).abs())
+        + ay.abs() * (bx * c2).abs().max((b2 * cx).abs())
+        + a2 * (bx * cy).abs().max((by * cx).abs());
+    det > 1e-9 * perm
+}
+
+fn xy(mesh: &DualMesh, r: u32) -> [f64; 2] {
+    [
+        mesh.region_xy[[r as usize, 0]],
+        mesh.region_xy[[r as usize, 1]],
+    ]
+}
+
+fn corner_sites(mesh: &DualMesh, c: usize) -> [[f64; 2]; 3] {
+    let t = mesh.corner_regions.row(c);
+    [xy(mesh, t[0]), xy(mesh, t[1]), xy(mesh, t[2])]
+}
+
+/// Everything the conventions promise about a mesh world, from its own arrays.
+fn check_world(world: &World, brute_force: bool) {
+    let mesh = world.mesh().unwrap();
+    let (w, h) = (world.meta.width, world.meta.height);
+    mesh.validate().unwrap();
+    let n_regions = mesh.n_regions();
+    let n_corners = mesh.n_corners();
+    // Euler's formula.
+    assert_eq!(
+        n_regions as i64 - mesh.n_edges() as i64 + n_corners as i64,
+        1
+    );
+    // Triangles counter-clockwise, corners inside their triangle and the map.
+    for c in 0..n_corners {
+        let [a, b, d] = corner_sites(mesh, c);
+        assert!(orient(a, b, d) > 0.0, "corner {c} not counter-clockwise");
+        let p = [mesh.corner_xy[[c, 0]], mesh.corner_xy[[c, 1]]];
+        assert!(p[0] >= 0.0 && p[0] <= w && p[1] >= 0.0 && p[1] <= h);
+        assert!(orient(a, b, p) > 0.0 && orient(b, d, p) > 0.0 && orient(d, a, p) > 0.0);
+    }
+    // Empty circumcircles: across every edge (local Delaunay, which implies the global
+    // property), and by brute force against every site on smaller meshes.
+    for c in 0..n_corners {
+        let [a, b, d] = corner_sites(mesh, c);
+        let mine = mesh.corner_regions.row(c);
+        for &nb in mesh.corner_neighbors.get(c) {
+            let other = mesh.corner_regions.row(nb as usize);
+            let far = other
+                .iter()
+                .find(|r| !mine.iter().any(|m| m == *r))
+                .unwrap();
+            assert!(!in_circle(a, b, d, xy(mesh, *far)), "corner {c} / {nb}");
+        }
+        if brute_force {
+            for r in 0..n_regions as u32 {
+                if !mine.iter().any(|&m| m == r) {
+                    assert!(!in_circle(a, b, d, xy(mesh, r)), "site {r} in corner {c}");
+                }
+            }
+        }
+    }
+    // Region relations agree with corner_regions; rings run counter-clockwise around the site.
+    for r in 0..n_regions {
+        let corners = mesh.region_corners.get(r);
+        assert!(!corners.is_empty());
+        for &c in corners {
+            assert!(
+                mesh.corner_regions
+                    .row(c as usize)
+                    .iter()
+                    .any(|&x| x as usize == r)
+            );
+        }
+        // Consecutive corners share an edge, and their directions from the site turn
+        // counter-clockwise: once around an inner site, at most half a turn on the border.
+        let p = xy(mesh, r as u32);
+        let angle = |c: u32| {
+            let q = [
+                mesh.corner_xy[[c as usize, 0]],
+                mesh.corner_xy[[c as usize, 1]],
+            ];
+            (q[1] - p[1]).atan2(q[0] - p[0])
+        };
+        let tau = std::f64::consts::TAU;
+        let hull = mesh.region_neighbors.get(r).len() == corners.len() + 1;
+        let steps = if hull {
+            corners.len() - 1
+        } else {
+            corners.len()
+        };
+        let mut turn = 0.0;
+        for i in 0..steps {
+            let (a, b) = (corners[i], corners[(i + 1) % corners.len()]);
+            if corners.len() > 1 {
+                assert!(mesh.corner_neighbors.get(a as usize).contains(&b));
+            }
+            turn += (angle(b) - angle(a)).rem_euclid(tau);
+        }
+        if hull {
+            assert!(
+                turn <= std::f64::consts::PI + 1e-9,
+                "region {r} turns {turn}"
+            );
+        } else {
+            assert!((turn - tau).abs() < 1e-9, "region {r} corners turn {turn}");
+        }
+        let nbs = mesh.region_neighbors.get(r);
+        assert!(nbs.len() == corners.len() || nbs.len() == corners.len() + 1);
+        for &n in nbs {
+            assert!(mesh.region_neighbors.get(n as usize).contains(&(r as u32)));
+        }
+    }
+    // Cells: counter-clockwise rings that tile the map.
+    let area = world.view1::<f64>("region_area").unwrap();
+    let offsets = world.offsets("region_polygon").unwrap();
+    let points = world.view2::<f64>("region_polygon").unwrap();
+    let mut total = 0.0;
+    for r in 0..n_regions {
+        let ring: Vec<[f64; 2]> = (offsets[r] as usize..offsets[r + 1] as usize)
+            .map(|i| [points[[i, 0]], points[[i, 1]]])
+            .collect();
+        assert!(ring.len() >= 3);
+        let a = shoelace(&ring);
+        assert!(a > 0.0, "cell {r} not counter-clockwise");
+        assert!((a - area[r]).abs() <= 1e-9 * a.max(1e-300));
+        assert!(
+            ring.iter()
+                .all(|p| p[0] >= 0.0 && p[0] <= w && p[1] >= 0.0 && p[1] <= h)
+        );
+        total += area[r];
+    }
+    assert!(
+        ((total - w * h) / (w * h)).abs() < 1e-9,
+        "areas sum to {total}"
+    );
+}
+
+/// Every probe point of the map lies in some triangle (brute force over triangles).
+fn check_cover(world: &World, probes: usize) {
+    let mesh = world.mesh().unwrap();
+    let (w, h) = (world.meta.width, world.meta.height);
+    let mut rng = seed::rng_from_seed(99);
+    let mut pts = vec![
+        [0.0, 0.0],
+        [w, 0.0],
+        [0.0, h],
+        [w, h],
+        [w / 2.0, 0.0],
+        [0.0, h / 3.0],
+    ];
+    for _ in 0..probes {
+        pts.push([
+            orogen_sampling::unit_f64(&mut rng) * w,
+            orogen_sampling::unit_f64(&mut rng) * h,
+        ]);
+    }
+    for p in pts {
+        let found = (0..mesh.n_corners()).any(|c| {
+            let [a, b, d] = corner_sites(mesh, c);
+            orient(a, b, p) >= 0.0 && orient(b, d, p) >= 0.0 && orient(d, a, p) >= 0.0
+        });
+        assert!(found, "map point {p:?} in no triangle");
+    }
+}
+
+#[test]
+fn small_worlds_keep_every_promise() {
+    for (cells, w, h, sampler) in [
+        (2000, 1.0, 1.0, SamplerKind::Uniform),
+        (1500, 2.0, 0.5, SamplerKind::Jittered),
+        (1500, 1.0, 3.0, SamplerKind::Poisson),
+    ] {
+        let params = Params {
+            sampler,
+            ..Params::default()
+        };
+        let world = world(cells, w, h, &params);
+        assert_eq!(world.mesh().unwrap().n_regions(), cells);
+        check_world(&world, true);
+        check_cover(&world, 300);
+    }
+}
+
+#[test]
+fn lloyd_at_50k_cells_lowers_the_area_cv_below_0_30() {
+    let world = world(50_000, 1.0, 1.0, &Params::default());
+    check_world(&world, false);
+    let cv = world.view1::<f64>("lloyd_area_cv").unwrap();
+    assert_eq!(cv.len(), 4);
+    for k in 1..cv.len() {
+        assert!(cv[k] < cv[k - 1], "CV {cv:?} does not fall");
+    }
+    assert!(cv[3] < 0.30, "CV after 3 iterations {}", cv[3]);
+    // Boundary sites did not move: they are still on the map edge.
+    let mesh = world.mesh().unwrap();
+    let (w, h) = (1.0, 1.0);
+    for r in 0..mesh.n_regions() {
+        if mesh.region_is_boundary[r] == 1 {
+            let p = xy(mesh, r as u32);
+            assert!(p[0] == 0.0 || p[0] == w || p[1] == 0.0 || p[1] == h);
+        }
+    }
+}
+
+#[test]
+fn one_and_two_threads_give_the_same_bytes() {
+    let bytes = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let world = world(20_000, 1.5, 1.0, &Params::default());
+                let mut out = Vec::new();
+                world.write_npz(&mut out, "{}").unwrap();
+                out
+            })
+    };
+    let one = bytes(1);
+    assert!(one.len() > 100_000);
+    assert!(one == bytes(2), "1 and 2 threads differ");
+}
+
+#[test]
+fn the_seed_decides_the_mesh() {
+    let a = world(500, 1.0, 1.0, &Params::default());
+    let b = world(500, 1.0, 1.0, &Params::default());
+    assert_eq!(a, b);
+    let mut c = World::new(WorldMeta {
+        seed: 8,
+        ..WorldMeta::default()
+    });
+    run(&mut c, &Params::default(), 500).unwrap();
+    assert_ne!(a.mesh().unwrap().region_xy, c.mesh().unwrap().region_xy);
+}
+
+fn world_from(sites: &[[f64; 2]], flags: &[u8], iterations: u32) -> World {
+    let relaxed = mesh_from_sites(sites, flags, 1.0, 1.0, iterations).unwrap();
+    let mut world = World::new(WorldMeta::default());
+    let CellMesh {
+        mesh,
+        region_area,
+        polygon_offsets,
+        polygon_xy,
+    } = relaxed.cells;
+    world.set_mesh(mesh).unwrap();
+    world
+        .set_layer(
+            "region_area",
+            Domain::Region,
+            Array1::from(region_area).into_dyn(),
+        )
+        .unwrap();
+    let n = polygon_xy.len();
+    let values =
+        Array2::from_shape_vec((n, 2), polygon_xy.into_iter().flatten().collect()).unwrap();
+    world
+        .insert_layer(
+            "region_polygon",
+            Layer::ragged(
+                Domain::Region,
+                Array1::from(polygon_offsets),
+                values.into_dyn(),
+            ),
+        )
+        .unwrap();
+    world
+}
+
+fn with_boundary(interior: &[[f64; 2]]) -> (Vec<[f64; 2]>, Vec<u8>) {
+    let mut sites = boundary_sites(1.0, 1.0, 3, 3);
+    let mut flags = vec![1u8; sites.len()];
+    sites.extend_from_slice(interior);
+    flags.resize(sites.len(), 0);
+    (sites, flags)
+}
+
+#[test]
+fn degenerate_inputs_give_valid_meshes() {
+    // Three interior sites.
+    let (sites, flags) = with_boundary(&[[0.3, 0.3], [0.7, 0.4], [0.5, 0.8]]);
+    for iterations in [0, 3] {
+        let world = world_from(&sites, &flags, iterations);
+        assert_eq!(world.mesh().unwrap().n_regions(), 15);
+        check_world(&world, true);
+        check_cover(&world, 200);
+    }
+    // Interior sites on one line (also collinear with nothing else), and on a map edge line.
+    let line: Vec<[f64; 2]> = (1..20).map(|i| [i as f64 / 20.0, 0.5]).collect();
+    let (sites, flags) = with_boundary(&line);
+    let world = world_from(&sites, &flags, 2);
+    check_world(&world, true);
+    check_cover(&world, 200);
+    // Duplicated sites (interior on interior, interior on a boundary site) are removed
+    // deliberately, and the index map says which input each region came from.
+    let (mut sites, mut flags) = with_boundary(&[[0.3, 0.3], [0.3, 0.3], [0.6, 0.6], [0.0, 0.0]]);
+    sites.push([0.6, 0.6]);
+    flags.push(0);
+    let relaxed = mesh_from_sites(&sites, &flags, 1.0, 1.0, 0).unwrap();
+    assert_eq!(relaxed.cells.mesh.n_regions(), sites.len() - 3);
+    let mut seen = relaxed.input_index.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), relaxed.input_index.len());
+    for (r, &i) in relaxed.input_index.iter().enumerate() {
+        assert_eq!(xy(&relaxed.cells.mesh, r as u32), sites[i as usize]);
+        assert_eq!(relaxed.cells.mesh.region_is_boundary[r], flags[i as usize]);
+    }
+    // The boundary corner (0, 0) won over the interior duplicate.
+    assert!(!relaxed.input_index.contains(&15));
+    check_world(&world_from(&sites, &flags, 2), true);
+}
+
+#[test]
+fn bad_sites_are_errors_not_panics() {
+    let (mut sites, mut flags) = with_boundary(&[[0.3, 0.3]]);
+    sites.push([0.3, 0.3]);
+    flags.push(0);
+    assert!(matches!(
+        build_mesh(&sites, &flags, 1.0, 1.0),
+        Err(MeshError::Duplicate {
+            index: 13,
+            same_as: 12
+        } | MeshError::Duplicate {
+            index: 12,
+            same_as: 13
+        })
+    ));
+    let line = [[0.1, 0.1], [0.2, 0.2], [0.3, 0.3]];
+    assert!(matches!(
+        build_mesh(&line, &[0; 3], 1.0, 1.0),
+        Err(MeshError::Degenerate { n: 3 })
+    ));
+    assert!(matches!(
+        build_mesh(&[[f64::NAN, 0.0]], &[0], 1.0, 1.0),
+        Err(MeshError::NonFinite { index: 0 })
+    ));
+    assert!(matches!(
+        build_mesh(&[[2.0, 0.0]], &[0], 1.0, 1.0),
+        Err(MeshError::OutsideMap { index: 0, .. })
+    ));
+    assert!(matches!(
+        build_mesh(&[[0.5, 0.5]], &[0, 0], 1.0, 1.0),
+        Err(MeshError::FlagCount { .. })
+    ));
+    assert!(build_mesh(&[], &[], 1.0, 1.0).is_err());
+    let params = Params {
+        lloyd_iterations: 1000,
+        ..Params::default()
+    };
+    assert!(params.validate().is_err());
+}
+
+#[test]
+fn tiny_and_odd_maps_work() {
+    // 3 cells: the four corner sites alone.
+    let w = world(3, 1.0, 1.0, &Params::default());
+    assert_eq!(w.mesh().unwrap().n_regions(), 4);
+    check_world(&w, true);
+    for cells in [5, 6, 9, 40] {
+        let w = world(cells, 1e-3, 7e-3, &Params::default());
+        assert_eq!(w.mesh().unwrap().n_regions(), cells);
+        check_world(&w, true);
+    }
+    let w = world(300, 1e6, 2e6, &Params::default());
+    check_world(&w, true);
+}
+
+#[test]
+fn flip_repair_after_moves_equals_a_fresh_triangulation() {
+    let (sites, flags) = world_sites(5, 3000, 1.0, 1.0, SamplerKind::Uniform).unwrap();
+    let mut del = triangulate(&sites).unwrap();
+    // Move every interior site by up to a few cell spacings: many leave their neighbourhood.
+    let mut rng = seed::rng_from_seed(6);
+    let mut moved = sites.clone();
+    for (p, &b) in moved.iter_mut().zip(&flags) {
+        if b == 0 {
+            let dx = (orogen_sampling::unit_f64(&mut rng) - 0.5) * 0.05;
+            let dy = (orogen_sampling::unit_f64(&mut rng) - 0.5) * 0.05;
+            *p = [
+                (p[0] + dx).clamp(1e-6, 1.0 - 1e-6),
+                (p[1] + dy).clamp(1e-6, 1.0 - 1e-6),
+            ];
+        }
+    }
+    let target = moved.clone();
+    assert!(del.repair(&mut moved, &sites));
+    assert_eq!(moved, target);
+    let canonical = |d: &Delaunay| {
+        let mut tris: Vec<[u32; 3]> = d
+            .triangles
+            .iter()
+            .map(|t| {
+                // Rotate so the smallest index comes first (keeps the orientation).
+                let k = (0..3).min_by_key(|&k| t[k]).unwrap();
+                [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+            })
+            .collect();
+        tris.sort_unstable();
+        tris
+    };
+    assert_eq!(canonical(&del), canonical(&triangulate(&target).unwrap()));
+    // The half-edge arrays stay consistent.
+    for (e, &o) in del.opposite.iter().enumerate() {
+        if o != NONE {
+            assert_eq!(del.opposite[o as usize] as usize, e);
+            assert_eq!(del.origin(o), del.target(e as u32));
+        }
+    }
+}

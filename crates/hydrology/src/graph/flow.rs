@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use super::Error;
-use super::route::{check_forest, check_len};
+use super::route::check_len;
 
 /// Accumulates `contribution` down the forest given by `downstream` (-1 = root): each node's
 /// flow is its own contribution plus the flow of every node upstream of it.
@@ -22,17 +22,32 @@ pub fn accumulate(
 ) -> Result<Vec<u64>, Error> {
     let n = downstream.len();
     check_len("contribution", contribution.len(), n)?;
-    check_forest(downstream, order)?;
-    // Root of every node (downstream-first, so the downstream root is known).
-    let mut root = vec![0u32; n];
-    let mut basin_of_root = vec![u32::MAX; n];
+    check_len("order", order.len(), n)?;
+    // Root of every node (downstream-first, so the downstream root is known), checking on the
+    // way that `order` lists every node once, each after its downstream node.
+    const UNSEEN: u32 = u32::MAX;
+    let mut root = vec![UNSEEN; n];
+    let mut basin_of_root = vec![UNSEEN; n];
     let mut basin_len: Vec<u32> = Vec::new();
-    for &c in order {
+    for (p, &c) in order.iter().enumerate() {
         let c = c as usize;
+        if c >= n || root[c] != UNSEEN {
+            return Err(Error::Input(format!(
+                "order is not a permutation of the nodes (entry {p} = {c})"
+            )));
+        }
         let d = downstream[c];
-        root[c] = if d < 0 { c as u32 } else { root[d as usize] };
+        root[c] = if d == -1 {
+            c as u32
+        } else if d >= 0 && (d as usize) < n && root[d as usize] != UNSEEN {
+            root[d as usize]
+        } else {
+            return Err(Error::Input(format!(
+                "node {c} comes before its downstream node {d} in order (or {d} is not a node)"
+            )));
+        };
         let r = root[c] as usize;
-        if basin_of_root[r] == u32::MAX {
+        if basin_of_root[r] == UNSEEN {
             basin_of_root[r] = basin_len.len() as u32;
             basin_len.push(0);
         }
@@ -111,5 +126,7 @@ mod tests {
         assert_eq!(flow, vec![3, 2, 1, 1, 1, 1]);
         assert!(accumulate(&downstream, &[0, 1, 2, 3, 5, 4], &[1; 6]).is_err());
         assert!(accumulate(&downstream, &order, &[1; 5]).is_err());
+        assert!(accumulate(&[-1, -3], &[0, 1], &[1; 2]).is_err());
+        assert!(accumulate(&[-1, 0], &[0, 0], &[1; 2]).is_err());
     }
 }

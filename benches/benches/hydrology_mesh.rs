@@ -46,7 +46,7 @@ fn bench(c: &mut Criterion) {
         };
         let params = graph::Params::default();
         group.bench_function(BenchmarkId::new("river_selection", cells), |b| {
-            b.iter(|| select_rivers(&input, &params.rivers).unwrap())
+            b.iter(|| select_rivers(&input, &params.selection).unwrap())
         });
         group.bench_function(BenchmarkId::new("whole_stage", cells), |b| {
             b.iter(|| graph::compute(&world, &params).unwrap())

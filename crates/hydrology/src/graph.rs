@@ -167,7 +167,7 @@ pub struct Params {
     /// Range: 1 ..= 100,000,000.
     pub min_lake_regions: usize,
     /// River selection and widths.
-    pub rivers: RiverParams,
+    pub selection: RiverParams,
 }
 
 impl Default for Params {
@@ -175,7 +175,7 @@ impl Default for Params {
         Params {
             depressions: Depressions::Fill,
             min_lake_regions: 10,
-            rivers: RiverParams::default(),
+            selection: RiverParams::default(),
         }
     }
 }
@@ -184,7 +184,7 @@ impl Params {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
         in_range("min_lake_regions", self.min_lake_regions, 1..=100_000_000)?;
-        self.rivers.validate()
+        self.selection.validate()
     }
 }
 
@@ -279,7 +279,7 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
             corner_lake: &lakes.corner_lake,
             spacing,
         },
-        &params.rivers,
+        &params.selection,
     )?;
     Ok(Hydrology {
         routing,

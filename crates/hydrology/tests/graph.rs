@@ -236,7 +236,7 @@ fn same_bytes_for_one_and_two_threads() {
 #[test]
 fn bad_params_and_missing_layers_are_errors() {
     let mut params = Params::default();
-    params.rivers.main.top_fraction = 1.5;
+    params.selection.main.top_fraction = 1.5;
     assert!(params.validate().is_err());
     params = Params::default();
     params.min_lake_regions = 0;
@@ -247,10 +247,10 @@ fn bad_params_and_missing_layers_are_errors() {
         graph::run(&mut world, &Params::default()),
         Err(graph::Error::World(_))
     ));
-    let text = r#"{"depressions":"carve","rivers":{"main":{"spacing":2.5}}}"#;
+    let text = r#"{"depressions":"carve","selection":{"main":{"spacing":2.5}}}"#;
     let p: Params = serde_json::from_str(text).unwrap();
     assert_eq!(p.depressions, Depressions::Carve);
-    assert_eq!(p.rivers.main.spacing, 2.5);
-    assert_eq!(p.rivers.main.top_fraction, 0.07);
+    assert_eq!(p.selection.main.spacing, 2.5);
+    assert_eq!(p.selection.main.top_fraction, 0.07);
     assert!(serde_json::from_str::<Params>(r#"{"lakes":3}"#).is_err());
 }

@@ -198,11 +198,14 @@ impl GenerateArgs {
         let rivers = &mut config.rivers;
         set(&mut rivers.depressions, r.depressions);
         set(&mut rivers.min_lake_regions, r.min_lake_regions);
-        set(&mut rivers.rivers.main.max_rivers_sqrt, r.main_rivers);
-        set(&mut rivers.rivers.tributary.max_rivers_sqrt, r.tributaries);
-        set(&mut rivers.rivers.main.spacing, r.river_spacing);
-        set(&mut rivers.rivers.tributary.spacing, r.tributary_spacing);
-        set(&mut rivers.rivers.extend_min_flow, r.river_extend_flow);
+        set(&mut rivers.selection.main.max_rivers_sqrt, r.main_rivers);
+        set(
+            &mut rivers.selection.tributary.max_rivers_sqrt,
+            r.tributaries,
+        );
+        set(&mut rivers.selection.main.spacing, r.river_spacing);
+        set(&mut rivers.selection.tributary.spacing, r.tributary_spacing);
+        set(&mut rivers.selection.extend_min_flow, r.river_extend_flow);
         Ok(config)
     }
 }

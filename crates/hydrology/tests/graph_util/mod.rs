@@ -318,7 +318,11 @@ pub fn check_hydrology(world: &World, water_before: &[u8], fill_mode: bool) -> S
             }
         } else {
             assert_eq!(region_water[r], water_before[r], "region {r} changed kind");
-            assert_ne!(water_before[r], water::LAKE, "enclosed water {r} is not in a lake");
+            assert_ne!(
+                water_before[r],
+                water::LAKE,
+                "enclosed water {r} is not in a lake"
+            );
         }
     }
     for l in 0..surface.len() {

@@ -183,7 +183,11 @@ impl Default for Params {
 impl Params {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("min_lake_regions", self.min_lake_regions, 1..=100_000_000)?;
+        in_range(
+            "rivers.min_lake_regions",
+            self.min_lake_regions,
+            1..=100_000_000,
+        )?;
         self.selection.validate()
     }
 }

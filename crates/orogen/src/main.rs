@@ -116,19 +116,19 @@ struct RiverArgs {
     #[arg(long)]
     min_lake_regions: Option<usize>,
     /// Most main rivers per sqrt(land corners) [default: 0.45] [range: 0..=1000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     main_rivers: Option<f64>,
     /// Most tributaries per sqrt(land corners) [default: 0.40] [range: 0..=1000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     tributaries: Option<f64>,
     /// Spacing between main rivers, in cell spacings [default: 3] [range: 0..=1000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     river_spacing: Option<f64>,
     /// Spacing of tributaries, in cell spacings [default: 2] [range: 0..=1000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     tributary_spacing: Option<f64>,
     /// Rivers grow upstream while the flow is at least this [default: 4] [range: 1..=1e9]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     river_extend_flow: Option<f64>,
 }
 

@@ -129,19 +129,35 @@ impl Default for RiverParams {
 impl RiverParams {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.main.validate("selection.main")?;
-        self.tributary.validate("selection.tributary")?;
-        in_range("selection.min_flow", self.min_flow, 0.0..=1e9)?;
+        self.main.validate("rivers.selection.main")?;
+        self.tributary.validate("rivers.selection.tributary")?;
+        in_range("rivers.selection.min_flow", self.min_flow, 0.0..=1e9)?;
         in_range(
-            "selection.min_flow_per_corner",
+            "rivers.selection.min_flow_per_corner",
             self.min_flow_per_corner,
             0.0..=1.0,
         )?;
-        in_range("selection.extend_min_flow", self.extend_min_flow, 1.0..=1e9)?;
-        in_range("selection.width_base", self.width_base, 0.0..=100.0)?;
-        in_range("selection.width_scale", self.width_scale, 0.0..=100.0)?;
-        in_range("selection.width_exponent", self.width_exponent, 0.01..=10.0)?;
-        in_range("selection.opacity_base", self.opacity_base, 0.0..=1.0)?;
+        in_range(
+            "rivers.selection.extend_min_flow",
+            self.extend_min_flow,
+            1.0..=1e9,
+        )?;
+        in_range("rivers.selection.width_base", self.width_base, 0.0..=100.0)?;
+        in_range(
+            "rivers.selection.width_scale",
+            self.width_scale,
+            0.0..=100.0,
+        )?;
+        in_range(
+            "rivers.selection.width_exponent",
+            self.width_exponent,
+            0.01..=10.0,
+        )?;
+        in_range(
+            "rivers.selection.opacity_base",
+            self.opacity_base,
+            0.0..=1.0,
+        )?;
         Ok(())
     }
 }

@@ -92,6 +92,19 @@ impl PixelGrid {
         }
     }
 
+    /// The same sampling as an affine map for [`orogen_world::interp`].
+    pub fn sampling(&self) -> orogen_world::interp::RasterSampling {
+        use orogen_world::interp::RasterSampling;
+        match self.sampling {
+            Sampling::PixelCentres => {
+                RasterSampling::pixel_centres(self.nx, self.ny, self.width, self.height)
+            }
+            Sampling::Vertices => {
+                RasterSampling::vertices(self.nx, self.ny, self.width, self.height)
+            }
+        }
+    }
+
     /// The number of pixels.
     pub fn len(&self) -> usize {
         self.nx * self.ny
@@ -120,5 +133,14 @@ mod tests {
         assert!(PixelGrid::centres(0, 1.0, 1.0).is_err());
         assert!(PixelGrid::centres(100_000, 1.0, 1.0).is_err());
         assert!(PixelGrid::centres(10, f64::NAN, 1.0).is_err());
+        // The affine form used by the mesh interpolation samples the same points.
+        for grid in [g, v, PixelGrid::centres(7, 1.0, 3.0).unwrap()] {
+            let affine = grid.sampling();
+            assert_eq!((affine.nx, affine.ny), (grid.nx, grid.ny));
+            for (col, row) in [(0, 0), (grid.nx - 1, grid.ny - 1), (1, grid.ny / 2)] {
+                let (a, b) = (affine.point(col, row), grid.point(col, row));
+                assert!((a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12);
+            }
+        }
     }
 }

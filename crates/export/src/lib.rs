@@ -2,8 +2,8 @@
 //!
 //! Stages compute layers; this crate turns a [`World`](orogen_world::World) into files. It owns
 //! paths, temporary names and renames ([`atomic`]), the raster sampling of the conventions
-//! ([`grid`]), the height mapping ([`heights`]), PNG encoding ([`png`]) and the `world.json`
-//! sidecar ([`sidecar`]). Nothing else in orogen writes a file.
+//! ([`grid`]), the height mapping ([`heights`]), PNG encoding ([`png`]), NumPy arrays ([`npy`])
+//! and the `world.json` sidecar ([`sidecar`]). Nothing else in orogen writes a file.
 //!
 //! ```
 //! use orogen_export::{atomic::OutDir, grid::PixelGrid, png};
@@ -20,10 +20,13 @@
 //! ```
 
 pub mod atomic;
+pub mod colormap;
 mod error;
 pub mod grid;
+pub mod heightmap;
 pub mod heights;
 pub mod mesh_png;
+pub mod npy;
 pub mod png;
 pub mod rivers;
 pub mod sidecar;

@@ -19,6 +19,12 @@ pub struct Config {
     pub export: ExportParams,
     /// Hydrology on the mesh: routing, lakes, flow, rivers.
     pub rivers: orogen_hydrology::graph::Params,
+    /// Elevation: noise, land anchors, the power curve, raster sources.
+    pub elevation: orogen_elevation::Params,
+    /// Moisture, biomes and the colour table.
+    pub biome: orogen_biome::Params,
+    /// Flora: species, biome table, tree growth and placement.
+    pub flora: orogen_flora::Params,
 }
 
 /// World-wide parameters every stage reads.
@@ -70,6 +76,8 @@ pub struct ExportParams {
     pub normalize: Normalize,
     /// Also write the whole world as `world.npz`. Default: false.
     pub save_world: bool,
+    /// Shade `colormap.png` by slope (sun in the north-west, 45 degrees up). Default: false.
+    pub hillshade: bool,
 }
 
 impl Default for ExportParams {
@@ -78,6 +86,7 @@ impl Default for ExportParams {
             resolution: 1024,
             normalize: Normalize::Fixed,
             save_world: false,
+            hillshade: false,
         }
     }
 }
@@ -151,6 +160,10 @@ impl Config {
         self.mesh.validate()?;
         self.export.validate(&self.world)?;
         self.rivers.validate()?;
+        self.elevation
+            .validate_for_map(self.world.width, self.world.height)?;
+        self.biome.validate()?;
+        self.flora.validate()?;
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

@@ -22,9 +22,18 @@ pub enum Error {
     /// The hydrology stage on the mesh failed.
     #[error("hydrology: {0}")]
     Rivers(#[from] orogen_hydrology::graph::Error),
+    /// The biome stage failed.
+    #[error("biome: {0}")]
+    Biome(#[from] orogen_biome::Error),
     /// The mesh stage failed.
     #[error("mesh: {0}")]
     Mesh(#[from] orogen_mesh::MeshError),
+    /// The elevation stage failed.
+    #[error("elevation: {0}")]
+    Elevation(#[from] orogen_elevation::Error),
+    /// The flora stage failed.
+    #[error(transparent)]
+    Flora(#[from] orogen_flora::Error),
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
@@ -41,7 +50,10 @@ impl Error {
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
             Error::Rivers(e) => matches!(e, orogen_hydrology::graph::Error::Param(_)),
+            Error::Biome(e) => matches!(e, orogen_biome::Error::Param(_)),
             Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
+            Error::Elevation(e) => matches!(e, orogen_elevation::Error::Param(_)),
+            Error::Flora(e) => matches!(e, orogen_flora::Error::Param(_)),
         }
     }
 }

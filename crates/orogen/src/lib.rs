@@ -16,6 +16,7 @@
 //! ```
 
 mod config;
+pub mod dem;
 mod error;
 mod outputs;
 mod pipeline;

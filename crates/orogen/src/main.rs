@@ -21,6 +21,39 @@ struct Cli {
 enum Command {
     /// Generate a world and write its files.
     Generate(GenerateArgs),
+    /// Hydrology on a DEM you bring: 2-D .npy (float32 elevations, int8 D8 receivers) or
+    /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
+    #[command(subcommand)]
+    Dem(DemCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum DemCommand {
+    /// Fill depressions (Priority-Flood, 8-connected, border and NaN-adjacent cells are outlets).
+    Fill {
+        /// Input DEM (.npy or PNG).
+        input: PathBuf,
+        /// Output (.npy float32, or .png 16-bit when the values are whole numbers in 0..=65535).
+        output: PathBuf,
+        /// Raise flats by the smallest f32 steps so every interior cell drains (.npy only)
+        /// [default: off]
+        #[arg(long)]
+        epsilon: bool,
+    },
+    /// Steepest-slope D8 receivers: 0 none, 1..=8 = W, NW, N, NE, E, SE, S, SW.
+    D8 {
+        /// Input DEM (.npy or PNG).
+        input: PathBuf,
+        /// Output (.npy int8, or .png 8-bit codes).
+        output: PathBuf,
+    },
+    /// D8 flow accumulation (cells draining through each cell, itself included).
+    Accumulate {
+        /// Input: int8 D8 receivers (.npy), or a DEM (D8 taken on it as it is).
+        input: PathBuf,
+        /// Output (.npy float64).
+        output: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -47,7 +80,13 @@ struct GenerateArgs {
     #[command(flatten)]
     export: ExportArgs,
     #[command(flatten)]
+    elevation: ElevationArgs,
+    #[command(flatten)]
     rivers: RiverArgs,
+    #[command(flatten)]
+    biome: BiomeArgs,
+    #[command(flatten)]
+    flora: FloraArgs,
 }
 
 #[derive(Debug, Args)]
@@ -104,6 +143,105 @@ struct ExportArgs {
     /// Also write the whole world as world.npz [default: off]
     #[arg(long)]
     save_world: bool,
+    /// Shade colormap.png by slope (sun north-west, 45 degrees up) [default: off]
+    #[arg(long)]
+    hillshade: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Moisture and biomes")]
+struct BiomeArgs {
+    /// Bend land moisture: above 0 wetter, below 0 drier [default: 0] [range: -1..=1]
+    #[arg(long, allow_hyphen_values = true)]
+    wetness: Option<f32>,
+    /// Moisture added at the water's edge (ocean, lakes, rivers) [default: 0.15] [range: 0..=1]
+    #[arg(long)]
+    water_boost: Option<f32>,
+    /// Decay length of the water boost, as a fraction of the map width [default: 0.03] [range: 0.0001..=1]
+    #[arg(long)]
+    water_decay: Option<f64>,
+    /// Drier with altitude: moisture x (1 - k elevation) below the snow caps [default: 0.325] [range: 0..=1]
+    #[arg(long)]
+    altitude_drying: Option<f32>,
+    /// Moisture noise scale over the elevation noise scale [default: 1.5] [range: 0.01..=100]
+    #[arg(long)]
+    moisture_scale: Option<f64>,
+    /// Keep raw moisture instead of redistributing land moisture by rank [default: off]
+    #[arg(long)]
+    raw_moisture: bool,
+    /// Weight of wind-carried rain with rain shadows; 0 turns it off [default: 0] [range: 0..=4]
+    #[arg(long)]
+    wind: Option<f32>,
+    /// Direction the wind blows towards, degrees (0 east, 90 south) [default: 0] [range: -360..=360]
+    #[arg(long, allow_hyphen_values = true)]
+    wind_angle: Option<f64>,
+    /// Gaussian blur sigma of the biome colour table, in table steps [default: 8] [range: 0..=64]
+    #[arg(long)]
+    blur_sigma: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Elevation")]
+struct ElevationArgs {
+    /// Noise basis: perlin or simplex [default: perlin]
+    #[arg(long, value_parser = parse_noise)]
+    noise: Option<orogen_elevation::Basis>,
+    /// Noise features across the map's shorter side [default: 4] [range: 0.01..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    noise_scale: Option<f64>,
+    /// fBm octaves [default: 6] [range: 1..=16]
+    #[arg(long)]
+    octaves: Option<u32>,
+    /// fBm gain (amplitude factor per octave; 0.4 gives smoother land) [default: 0.5] [range: 0..=1]
+    #[arg(long, allow_negative_numbers = true)]
+    gain: Option<f64>,
+    /// Random land anchors for --layout random [default: 5] [range: 1..=1000]
+    #[arg(long)]
+    land_centers: Option<usize>,
+    /// Anchor layout: random, four-corners, centre-island, two-continents-ew,
+    /// two-continents-ns, archipelago-ring, cross, custom [default: random; custom with --anchors]
+    #[arg(long, value_parser = parse_layout)]
+    layout: Option<orogen_elevation::Layout>,
+    /// Custom anchors in map coordinates (x right, y down), `x,y;x,y` [range: inside the map]
+    #[arg(long, value_parser = parse_anchors, allow_hyphen_values = true)]
+    anchors: Option<AnchorList>,
+}
+
+fn parse_noise(text: &str) -> Result<orogen_elevation::Basis, String> {
+    orogen_elevation::Basis::parse(text).map_err(|e| e.to_string())
+}
+
+fn parse_layout(text: &str) -> Result<orogen_elevation::Layout, String> {
+    orogen_elevation::Layout::parse(text).map_err(|e| e.to_string())
+}
+
+/// `--anchors` points (a newtype, so clap takes the whole list as one value).
+#[derive(Clone, Debug)]
+struct AnchorList(Vec<[f64; 2]>);
+
+fn parse_anchors(text: &str) -> Result<AnchorList, String> {
+    text.split(';')
+        .filter(|p| !p.trim().is_empty())
+        .map(|pair| {
+            let (x, y) = pair
+                .split_once(',')
+                .ok_or_else(|| format!("`{pair}`: expected x,y"))?;
+            let parse = |s: &str| s.trim().parse::<f64>().map_err(|e| format!("`{s}`: {e}"));
+            Ok([parse(x)?, parse(y)?])
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(AnchorList)
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Flora")]
+struct FloraArgs {
+    /// Multiplies every plant density of the biome table [default: 1] [range: 0..=10]
+    #[arg(long)]
+    flora_density: Option<f64>,
+    /// Tree models grown per species, shared by its instances [default: 4] [range: 1..=64]
+    #[arg(long)]
+    tree_models: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -190,6 +328,18 @@ impl GenerateArgs {
             self.mesh.lloyd_iterations,
         );
         set(&mut config.mesh.sampler, self.mesh.sampler);
+        let el = &self.elevation;
+        let elevation = &mut config.elevation;
+        set(&mut elevation.fbm.noise, el.noise);
+        set(&mut elevation.fbm.noise_scale, el.noise_scale);
+        set(&mut elevation.fbm.octaves, el.octaves);
+        set(&mut elevation.fbm.gain, el.gain);
+        set(&mut elevation.land_centers, el.land_centers);
+        if let Some(anchors) = &el.anchors {
+            elevation.anchors = anchors.0.clone();
+            elevation.layout = orogen_elevation::Layout::Custom;
+        }
+        set(&mut elevation.layout, el.layout);
         let e = &self.export;
         set(&mut config.export.resolution, e.resolution);
         set(&mut config.export.normalize, e.normalize);
@@ -206,6 +356,22 @@ impl GenerateArgs {
         set(&mut rivers.selection.main.spacing, r.river_spacing);
         set(&mut rivers.selection.tributary.spacing, r.tributary_spacing);
         set(&mut rivers.selection.extend_min_flow, r.river_extend_flow);
+        config.export.hillshade |= e.hillshade;
+        let b = &self.biome;
+        let biome = &mut config.biome;
+        set(&mut biome.wetness, b.wetness);
+        set(&mut biome.water_boost, b.water_boost);
+        set(&mut biome.water_decay, b.water_decay);
+        set(&mut biome.altitude_drying, b.altitude_drying);
+        set(&mut biome.scale_factor, b.moisture_scale);
+        set(&mut biome.blur_sigma, b.blur_sigma);
+        set(&mut biome.wind, b.wind);
+        set(&mut biome.wind_angle, b.wind_angle);
+        if b.raw_moisture {
+            biome.redistribute = false;
+        }
+        set(&mut config.flora.density_scale, self.flora.flora_density);
+        set(&mut config.flora.models_per_species, self.flora.tree_models);
         Ok(config)
     }
 }
@@ -250,6 +416,26 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
     Ok(())
 }
 
+fn dem(command: &DemCommand) -> ExitCode {
+    use orogen::dem;
+    let result = match command {
+        DemCommand::Fill {
+            input,
+            output,
+            epsilon,
+        } => dem::fill_file(input, output, *epsilon),
+        DemCommand::D8 { input, output } => dem::d8_file(input, output),
+        DemCommand::Accumulate { input, output } => dem::accumulate_file(input, output),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(if err.is_invalid_input() { 2 } else { 1 })
+        }
+    }
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("OROGEN_LOG"))
@@ -258,6 +444,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
+        Command::Dem(command) => return dem(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,9 +1,13 @@
 use std::path::Path;
 
 use orogen_export::atomic::OutDir;
+use orogen_export::grid::PixelGrid;
+use orogen_export::heightmap;
 use orogen_export::heights;
 use orogen_export::sidecar::HeightMapping;
+use orogen_export::sidecar::SamplingJson;
 use orogen_export::sidecar::WorldJson;
+use orogen_export::{colormap, png};
 use orogen_world::World;
 
 use crate::{Config, Error};
@@ -20,32 +24,79 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
         out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
     }
-    // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
-    if world.has_layer("rivers") {
-        let grid = orogen_export::grid::PixelGrid::centres(
-            config.export.resolution,
-            world.meta.width,
-            world.meta.height,
-        )?;
-        let mask = orogen_export::rivers::river_mask(world, &grid, RIVER_SMOOTHING)?;
-        out.write("rivers.png", |w| {
-            orogen_export::png::write_gray8(w, mask.view())
-        })?;
+    if world.has_layer("region_biome") {
+        write_biome_outputs(world, config, &mut out)?;
     }
     if world.has_mesh() {
         let nx = config.export.resolution;
         out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
     }
-    let range = heights::range_m(&[], &world.meta, config.export.normalize);
+    let mut sampling = None;
+    let mut height_mapping = None;
+    if world.has_layer("region_elevation") {
+        let grid = PixelGrid::centres(
+            config.export.resolution,
+            world.meta.width,
+            world.meta.height,
+        )?;
+        height_mapping = Some(heightmap::write_heightmap(
+            &mut out,
+            world,
+            &grid,
+            config.export.normalize,
+        )?);
+        sampling = Some(SamplingJson::from(&grid));
+        // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
+        if world.has_layer("rivers") {
+            let mask = orogen_export::rivers::river_mask(world, &grid, RIVER_SMOOTHING)?;
+            out.write("rivers.png", |w| {
+                orogen_export::png::write_gray8(w, mask.view())
+            })?;
+        }
+    }
+    let height_mapping = match height_mapping {
+        Some(m) => m,
+        None => {
+            let range = heights::range_m(&[], &world.meta, config.export.normalize);
+            HeightMapping::new(&world.meta, config.export.normalize, range)
+        }
+    };
     let files = out.files().to_vec();
     let sidecar = WorldJson {
         orogen_version: env!("CARGO_PKG_VERSION"),
         seed: world.meta.seed,
         config: &config_json,
-        sampling: None,
-        height_mapping: HeightMapping::new(&world.meta, config.export.normalize, range),
+        sampling,
+        height_mapping,
         files: &files,
     };
     out.write("world.json", |w| sidecar.write(w))?;
     Ok(out.files().to_vec())
+}
+
+/// `colormap.png` (the article's blended biome colours, rivers, optional hillshade) and
+/// `biomes.png` (one flat colour per biome; legend in the README).
+fn write_biome_outputs(world: &World, config: &Config, out: &mut OutDir) -> Result<(), Error> {
+    let grid = PixelGrid::centres(
+        config.export.resolution,
+        world.meta.width,
+        world.meta.height,
+    )?;
+    let palette = &config.biome.palette;
+    let options = colormap::ColormapOptions {
+        water: colormap::WaterColors {
+            shallow: palette.shallow_ocean,
+            deep: palette.deep_ocean,
+            lake: palette.lake,
+            river: palette.river,
+        },
+        hillshade: config.export.hillshade,
+        rivers: true,
+    };
+    let image = colormap::colormap(world, &grid, &options)?;
+    out.write("colormap.png", |w| png::write_rgb8(w, image.view()))?;
+    drop(image);
+    let flat = colormap::biome_map(world, &grid, &palette.by_id())?;
+    out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
+    Ok(())
 }

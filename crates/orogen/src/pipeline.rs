@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["mesh", "hydrology"];
+pub const STAGES: &[&str] = &["mesh", "elevation", "hydrology", "biome", "flora"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -53,11 +53,33 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
             config.world.cells,
         )?)
     })?;
-    // Hydrology on the mesh (routing, lakes, flow, rivers): needs the elevation stage's layers.
-    if world.has_layer("corner_elevation") {
-        timings.run("hydrology", || {
-            Ok(orogen_hydrology::graph::run(&mut world, &config.rivers)?)
-        })?;
-    }
+    timings.run("elevation", || {
+        Ok(orogen_elevation::run(&mut world, &config.elevation)?)
+    })?;
+    // Hydrology on the mesh: routing, lakes, flow, rivers (biome reads the lakes and rivers).
+    timings.run("hydrology", || {
+        Ok(orogen_hydrology::graph::run(&mut world, &config.rivers)?)
+    })?;
+    timings.run("biome", || {
+        Ok(orogen_biome::run(&mut world, &config.biome)?)
+    })?;
+    timings.run("flora", || {
+        Ok(orogen_flora::run(&mut world, &config.flora)?)
+    })?;
     Ok((world, timings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flora_runs_exactly_when_a_biome_map_exists() {
+        let mut config = Config::default();
+        config.world.cells = 500;
+        let (world, timings) = generate_timed(&config).unwrap();
+        let ran = timings.stages.iter().any(|(name, _)| *name == "flora");
+        assert_eq!(ran, world.has_layer("region_biome"));
+        assert_eq!(world.has_layer("flora_xy"), world.has_layer("region_biome"));
+    }
 }

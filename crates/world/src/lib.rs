@@ -28,6 +28,7 @@
 mod csr;
 mod error;
 pub mod ids;
+pub mod interp;
 mod io;
 mod layer;
 mod mesh;

@@ -57,6 +57,95 @@ impl DualMesh {
             .any(|&r| self.region_is_boundary[r as usize] != 0)
     }
 
+    /// A small valid dual mesh over a `width x height` map without a Delaunay triangulation: an
+    /// `nx x ny` lattice of sites (the outer ring are boundary sites, exactly on the map edge),
+    /// interior sites moved by up to `jitter / 2` of the spacing (`jitter` in [0, 0.8]), each
+    /// lattice square split into two counter-clockwise triangles. For tests, examples and
+    /// benches of kernels that need a mesh; the relations hold but lists are sorted by index, not
+    /// in ring order.
+    ///
+    /// # Panics
+    /// When `nx` or `ny` is below 2.
+    pub fn jittered_grid(
+        nx: usize,
+        ny: usize,
+        width: f64,
+        height: f64,
+        jitter: f64,
+        seed: u64,
+    ) -> DualMesh {
+        assert!(nx >= 2 && ny >= 2, "a grid mesh needs at least 2 x 2 sites");
+        let jitter = jitter.clamp(0.0, 0.8);
+        let (sx, sy) = (width / (nx - 1) as f64, height / (ny - 1) as f64);
+        let id = |i: usize, j: usize| (j * nx + i) as u32;
+        let unit = |k: u64| (crate::seed::item_seed(seed, k) >> 11) as f64 / (1u64 << 53) as f64;
+        let mut xy = Vec::with_capacity(nx * ny * 2);
+        let mut boundary = Vec::with_capacity(nx * ny);
+        for j in 0..ny {
+            for i in 0..nx {
+                let on_edge = i == 0 || j == 0 || i == nx - 1 || j == ny - 1;
+                let k = (j * nx + i) as u64;
+                let (mut x, mut y) = (i as f64 * sx, j as f64 * sy);
+                if !on_edge {
+                    x += (unit(2 * k) - 0.5) * jitter * sx;
+                    y += (unit(2 * k + 1) - 0.5) * jitter * sy;
+                }
+                xy.extend([x, y]);
+                boundary.push(u8::from(on_edge));
+            }
+        }
+        let mut tris: Vec<[u32; 3]> = Vec::with_capacity((nx - 1) * (ny - 1) * 2);
+        for j in 0..ny - 1 {
+            for i in 0..nx - 1 {
+                let (p00, p10, p01, p11) = (id(i, j), id(i + 1, j), id(i, j + 1), id(i + 1, j + 1));
+                tris.push([p00, p10, p11]);
+                tris.push([p00, p11, p01]);
+            }
+        }
+        let n_regions = nx * ny;
+        let mut corner_xy = Vec::with_capacity(tris.len() * 2);
+        let mut region_nb: Vec<Vec<u32>> = vec![Vec::new(); n_regions];
+        let mut region_corners: Vec<Vec<u32>> = vec![Vec::new(); n_regions];
+        let mut edges: std::collections::BTreeMap<(u32, u32), Vec<u32>> = Default::default();
+        for (c, t) in tris.iter().enumerate() {
+            let (mut cx, mut cy) = (0.0, 0.0);
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                cx += xy[2 * a as usize] / 3.0;
+                cy += xy[2 * a as usize + 1] / 3.0;
+                region_corners[a as usize].push(c as u32);
+                region_nb[a as usize].push(b);
+                region_nb[b as usize].push(a);
+                edges
+                    .entry((a.min(b), a.max(b)))
+                    .or_default()
+                    .push(c as u32);
+            }
+            corner_xy.extend([cx, cy]);
+        }
+        let mut corner_nb: Vec<Vec<u32>> = vec![Vec::new(); tris.len()];
+        for pair in edges.values() {
+            if let [a, b] = pair[..] {
+                corner_nb[a as usize].push(b);
+                corner_nb[b as usize].push(a);
+            }
+        }
+        for l in region_nb.iter_mut().chain(corner_nb.iter_mut()) {
+            l.sort_unstable();
+            l.dedup();
+        }
+        let flat: Vec<u32> = tris.iter().flatten().copied().collect();
+        DualMesh {
+            region_xy: Array2::from_shape_vec((n_regions, 2), xy).expect("n x 2"),
+            region_is_boundary: Array1::from(boundary),
+            corner_xy: Array2::from_shape_vec((tris.len(), 2), corner_xy).expect("n x 2"),
+            corner_regions: Array2::from_shape_vec((tris.len(), 3), flat).expect("n x 3"),
+            region_neighbors: Csr::from_lists(&region_nb),
+            region_corners: Csr::from_lists(&region_corners),
+            corner_neighbors: Csr::from_lists(&corner_nb),
+        }
+    }
+
     /// Checks every shape and index bound. The error names the array and what is wrong.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let n_regions = self.n_regions();

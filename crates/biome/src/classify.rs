@@ -1,0 +1,292 @@
+//! Whittaker classification: a table of elevation bands, each split into moisture zones.
+
+use orogen_world::ids::{Biome, water};
+use orogen_world::params::ParamError;
+use serde::{Deserialize, Serialize};
+
+/// How the reference's normalised land elevation maps to orogen's stored elevation.
+///
+/// The reference classifies with `e = clip((alt - w) / 0.25, 0, 1)` where, on land,
+/// `alt = w + s (1 - w)` and `s` is the power-curved land height (the reference never rescales
+/// it). orogen stores land elevation as `E = s / s_peak`, where `s_peak` is the world's highest
+/// `s`, so `e = E s_peak (1 - w) / 0.25` and a reference cut `e_c` becomes
+/// `E_c = e_c 0.25 / ((1 - w) s_peak)`. The default table takes the default water level
+/// (w = 0.35) and `s_peak` = [`REFERENCE_PEAK`], the typical highest land of default worlds,
+/// so `E_c = e_c` x [`REFERENCE_TO_STORED`].
+pub const REFERENCE_PEAK: f32 = 1.3;
+
+/// The factor from the reference's `e` to orogen's stored elevation:
+/// `0.25 / ((1 - 0.35) REFERENCE_PEAK)`.
+pub const REFERENCE_TO_STORED: f32 = 0.25 / (0.65 * REFERENCE_PEAK);
+
+/// One moisture zone of a band: the biome of moistures from `from` up to the next zone's `from`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Zone {
+    /// The lowest moisture of the zone, in 0 ..= 1; the first zone of a band starts at 0.
+    pub from: f32,
+    /// The biome, by name (`beach`, `desert`, `grassland`, `forest`, `rainforest`, `taiga`,
+    /// `tundra`, `mountain`, `snow`).
+    #[serde(with = "biome_name")]
+    pub biome: Biome,
+}
+
+/// One elevation band: land from `from` up to the next band's `from`, split by moisture.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Band {
+    /// The lowest stored land elevation of the band, in 0 ..= 1; the first band starts at 0.
+    pub from: f32,
+    /// The moisture zones, ascending `from`, the first at 0.
+    pub zones: Vec<Zone>,
+}
+
+/// The Whittaker table: elevation bands (ascending), each with moisture zones (ascending).
+///
+/// Classification is a pure function of (stored elevation, moisture) for land; the default is
+/// the reference's table with its elevation cuts translated as [`REFERENCE_TO_STORED`] says.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Whittaker {
+    /// Ascending elevation bands, the first starting at 0.
+    pub bands: Vec<Band>,
+}
+
+fn zone(from: f32, biome: Biome) -> Zone {
+    Zone { from, biome }
+}
+
+impl Default for Whittaker {
+    fn default() -> Self {
+        let k = REFERENCE_TO_STORED;
+        let band = |e: f32, zones: Vec<Zone>| Band { from: e * k, zones };
+        use Biome::*;
+        Whittaker {
+            bands: vec![
+                band(0.0, vec![zone(0.0, Beach)]),
+                band(
+                    0.10,
+                    vec![
+                        zone(0.0, Desert),
+                        zone(0.3, Grassland),
+                        zone(0.6, Rainforest),
+                    ],
+                ),
+                band(
+                    0.25,
+                    vec![zone(0.0, Desert), zone(0.3, Grassland), zone(0.6, Forest)],
+                ),
+                band(0.35, vec![zone(0.0, Grassland), zone(0.4, Taiga)]),
+                band(
+                    0.60,
+                    vec![zone(0.0, Mountain), zone(0.4, Tundra), zone(0.7, Snow)],
+                ),
+                band(0.85, vec![zone(0.0, Snow)]),
+            ],
+        }
+    }
+}
+
+fn check_cuts(name: &str, cuts: impl Iterator<Item = f32>) -> Result<(), ParamError> {
+    let mut prev: Option<f32> = None;
+    for (i, from) in cuts.enumerate() {
+        let param = format!("{name}[{i}].from");
+        match prev {
+            None if from != 0.0 => {
+                return Err(ParamError::new(
+                    param,
+                    from,
+                    "0 (the first entry starts at 0)",
+                ));
+            }
+            Some(p) if !(from > p && from <= 1.0) => {
+                return Err(ParamError::new(
+                    param,
+                    from,
+                    format!("above the previous entry ({p}) and at most 1"),
+                ));
+            }
+            _ => {}
+        }
+        prev = Some(from);
+    }
+    if prev.is_none() {
+        return Err(ParamError::new(name, "[]", "at least one entry"));
+    }
+    Ok(())
+}
+
+impl Whittaker {
+    /// Checks that bands and zones start at 0, ascend strictly within 0 ..= 1, and name land
+    /// biomes only.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_cuts("whittaker.bands", self.bands.iter().map(|b| b.from))?;
+        for (i, band) in self.bands.iter().enumerate() {
+            let name = format!("whittaker.bands[{i}].zones");
+            check_cuts(&name, band.zones.iter().map(|z| z.from))?;
+            if let Some((j, z)) = band
+                .zones
+                .iter()
+                .enumerate()
+                .find(|(_, z)| z.biome.is_water())
+            {
+                return Err(ParamError::new(
+                    format!("{name}[{j}].biome"),
+                    z.biome.name(),
+                    "a land biome (beach ..= snow)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The land biome at stored elevation `elevation` (clamped to 0 ..= 1) and moisture
+    /// `moisture` (clamped to 0 ..= 1). NaN counts as 0. The table must be valid.
+    pub fn land_biome(&self, elevation: f32, moisture: f32) -> Biome {
+        let e = clamp01(elevation);
+        let m = clamp01(moisture);
+        let band = last_from(&self.bands, e, |b| b.from);
+        match band {
+            Some(band) => last_from(&band.zones, m, |z| z.from).map_or(Biome::Beach, |z| z.biome),
+            None => Biome::Beach,
+        }
+    }
+
+    /// The biome of a region: ocean and lake by its water kind, else [`Whittaker::land_biome`].
+    pub fn classify(&self, elevation: f32, moisture: f32, water_kind: u8) -> Biome {
+        match water_kind {
+            water::OCEAN => Biome::Ocean,
+            water::LAKE => Biome::Lake,
+            _ => self.land_biome(elevation, moisture),
+        }
+    }
+}
+
+fn clamp01(v: f32) -> f32 {
+    if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) }
+}
+
+/// The last entry whose `from` is <= v (entries ascend).
+fn last_from<T>(items: &[T], v: f32, from: impl Fn(&T) -> f32) -> Option<&T> {
+    let n = items.partition_point(|it| from(it) <= v);
+    n.checked_sub(1).map(|i| &items[i])
+}
+
+/// Classifies every region (kernel on plain slices): `region_biome[r]` is the id of
+/// [`Whittaker::classify`] of region r.
+pub fn classify_regions(
+    table: &Whittaker,
+    elevation: &[f32],
+    moisture: &[f32],
+    water_kind: &[u8],
+) -> Vec<u8> {
+    elevation
+        .iter()
+        .zip(moisture)
+        .zip(water_kind)
+        .map(|((&e, &m), &w)| table.classify(e, m, w).id())
+        .collect()
+}
+
+mod biome_name {
+    use orogen_world::ids::Biome;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(biome: &Biome, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(biome.name())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Biome, D::Error> {
+        let name = String::deserialize(d)?;
+        Biome::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown biome `{name}`")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_table_is_valid_and_follows_the_reference() {
+        let t = Whittaker::default();
+        t.validate().unwrap();
+        let k = REFERENCE_TO_STORED;
+        // Reference e -> stored E; each row of the reference's table.
+        let at = |e: f32, m: f32| t.land_biome(e * k, m);
+        assert_eq!(at(0.05, 0.9), Biome::Beach);
+        assert_eq!(at(0.2, 0.1), Biome::Desert);
+        assert_eq!(at(0.2, 0.5), Biome::Grassland);
+        assert_eq!(at(0.2, 0.7), Biome::Rainforest);
+        assert_eq!(at(0.3, 0.7), Biome::Forest);
+        assert_eq!(at(0.5, 0.2), Biome::Grassland);
+        assert_eq!(at(0.5, 0.5), Biome::Taiga);
+        assert_eq!(at(0.7, 0.2), Biome::Mountain);
+        assert_eq!(at(0.7, 0.5), Biome::Tundra);
+        assert_eq!(at(0.7, 0.8), Biome::Snow);
+        assert_eq!(at(0.9, 0.0), Biome::Snow);
+        assert_eq!(t.land_biome(1.0, 0.0), Biome::Snow);
+        assert_eq!(t.classify(0.5, 0.5, water::OCEAN), Biome::Ocean);
+        assert_eq!(t.classify(0.5, 0.5, water::LAKE), Biome::Lake);
+    }
+
+    #[test]
+    fn classification_is_pure_and_total() {
+        let t = Whittaker::default();
+        // Same inputs, same answer, in any order; out-of-range and NaN inputs are clamped.
+        let samples: Vec<(f32, f32)> = (0..=40)
+            .flat_map(|i| (0..=40).map(move |j| (i as f32 / 40.0, j as f32 / 40.0)))
+            .collect();
+        let forward: Vec<Biome> = samples.iter().map(|&(e, m)| t.land_biome(e, m)).collect();
+        let backward: Vec<Biome> = samples
+            .iter()
+            .rev()
+            .map(|&(e, m)| t.land_biome(e, m))
+            .collect();
+        assert!(forward.iter().eq(backward.iter().rev()));
+        assert!(forward.iter().all(|b| !b.is_water()));
+        assert_eq!(t.land_biome(-3.0, 0.5), t.land_biome(0.0, 0.5));
+        assert_eq!(t.land_biome(7.0, 2.0), t.land_biome(1.0, 1.0));
+        assert_eq!(t.land_biome(f32::NAN, f32::NAN), t.land_biome(0.0, 0.0));
+        let ids = classify_regions(&t, &[0.5, 0.5, 0.5], &[0.3, 0.3, 0.3], &[0, 1, 2]);
+        assert_eq!(ids[1], Biome::Ocean.id());
+        assert_eq!(ids[2], Biome::Lake.id());
+        assert_eq!(ids[0], t.land_biome(0.5, 0.3).id());
+    }
+
+    #[test]
+    fn bad_tables_are_refused_with_the_entry_named() {
+        let mut t = Whittaker::default();
+        t.bands[2].from = t.bands[1].from;
+        let err = t.validate().unwrap_err();
+        assert_eq!(err.param, "whittaker.bands[2].from");
+        let mut t = Whittaker::default();
+        t.bands[1].zones[0].biome = Biome::Ocean;
+        assert_eq!(
+            t.validate().unwrap_err().param,
+            "whittaker.bands[1].zones[0].biome"
+        );
+        let mut t = Whittaker::default();
+        t.bands[0].zones.clear();
+        assert!(t.validate().is_err());
+        let mut t = Whittaker::default();
+        t.bands[0].from = 0.1;
+        assert!(t.validate().is_err());
+        let mut t = Whittaker::default();
+        t.bands[3].zones[1].from = f32::NAN;
+        assert!(t.validate().is_err());
+    }
+
+    #[test]
+    fn table_round_trips_through_serde_with_biome_names() {
+        let t = Whittaker::default();
+        let text = serde_json::to_string(&t).unwrap();
+        assert!(text.contains("\"rainforest\""));
+        let back: Whittaker = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, t);
+        assert!(serde_json::from_str::<Whittaker>(&text.replace("taiga", "jungle")).is_err());
+    }
+}

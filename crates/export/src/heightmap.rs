@@ -1,0 +1,108 @@
+//! `heightmap.png`: the terrain as a 16-bit grayscale image.
+//!
+//! Each pixel's elevation is interpolated over the dual mesh by [`orogen_world::interp`] (each
+//! Delaunay triangle split into three by its corner point: continuous, and corner values shape
+//! the land) from the layers `region_elevation` and `corner_elevation`, then mapped to 16 bits as
+//! [`crate::heights`] says: the fixed range [-max_depth_m, max_height_m] by default, so sea level
+//! has the same value in every world, or the world's own range with [`Normalize::MinMax`].
+
+use ndarray::Array2;
+use orogen_world::World;
+use orogen_world::interp::rasterize_mesh;
+
+use crate::ExportError;
+use crate::atomic::OutDir;
+use crate::grid::PixelGrid;
+use crate::heights::{self, Normalize};
+use crate::sidecar::HeightMapping;
+
+/// The file name.
+pub const FILE: &str = "heightmap.png";
+
+/// The elevation raster (conventions' range [-1, 1]) of a world on a grid.
+pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
+    let mesh = world.mesh()?;
+    let region = world.view1::<f32>("region_elevation")?;
+    let corner = world.view1::<f32>("corner_elevation")?;
+    Ok(rasterize_mesh(mesh, region, corner, &grid.sampling())?)
+}
+
+/// The 16-bit heightmap of a world on a grid, and the height mapping used.
+pub fn heightmap(
+    world: &World,
+    grid: &PixelGrid,
+    normalize: Normalize,
+) -> Result<(Array2<u16>, HeightMapping), ExportError> {
+    let raster = elevation_raster(world, grid)?;
+    let elevations = raster.as_slice().expect("a fresh raster is contiguous");
+    let range = heights::range_m(elevations, &world.meta, normalize);
+    let meta = &world.meta;
+    let pixels = ndarray::Zip::from(&raster)
+        .par_map_collect(|&e| heights::to_u16(heights::metres(e, meta), range));
+    Ok((pixels, HeightMapping::new(meta, normalize, range)))
+}
+
+/// Writes `heightmap.png` into `out`; returns the height mapping for the sidecar.
+pub fn write_heightmap(
+    out: &mut OutDir,
+    world: &World,
+    grid: &PixelGrid,
+    normalize: Normalize,
+) -> Result<HeightMapping, ExportError> {
+    let (pixels, mapping) = heightmap(world, grid, normalize)?;
+    out.write(FILE, |w| crate::png::write_gray16(w, pixels.view()))?;
+    Ok(mapping)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array1;
+    use orogen_world::{Domain, DualMesh, WorldMeta};
+
+    fn world() -> World {
+        let mesh = DualMesh::jittered_grid(20, 20, 1.0, 1.0, 0.4, 2);
+        let mut w = World::new(WorldMeta::default());
+        // A ramp from -1 (west) to 1 (east).
+        let f = |x: f64| (2.0 * x - 1.0) as f32;
+        let r: Array1<f32> = mesh.region_xy.rows().into_iter().map(|p| f(p[0])).collect();
+        let c: Array1<f32> = mesh.corner_xy.rows().into_iter().map(|p| f(p[0])).collect();
+        w.set_mesh(mesh).unwrap();
+        w.set_layer("region_elevation", Domain::Region, r.into_dyn())
+            .unwrap();
+        w.set_layer("corner_elevation", Domain::Corner, c.into_dyn())
+            .unwrap();
+        w
+    }
+
+    #[test]
+    fn fixed_and_minmax_mappings() {
+        let w = world();
+        let grid = PixelGrid::vertices(65, 1.0, 1.0).unwrap();
+        let (px, mapping) = heightmap(&w, &grid, Normalize::Fixed).unwrap();
+        assert_eq!(px[[10, 0]], 0);
+        assert_eq!(px[[10, 64]], 65535);
+        // The middle column is sea level: a third of the range at the default 1000 m / 2000 m.
+        assert_eq!(px[[10, 32]], mapping.sea_level_u16);
+        assert_eq!(mapping.sea_level_u16, 21845);
+        // Rising west to east along every row.
+        assert!(
+            px.rows()
+                .into_iter()
+                .all(|r| r.windows(2).into_iter().all(|p| p[1] >= p[0]))
+        );
+        let centres = PixelGrid::centres(64, 1.0, 1.0).unwrap();
+        let (mm, m) = heightmap(&w, &centres, Normalize::MinMax).unwrap();
+        assert_eq!(mm.iter().copied().min(), Some(0));
+        assert_eq!(mm.iter().copied().max(), Some(65535));
+        assert!(m.metres_at_0 > -1000.0 && m.metres_at_65535 < 2000.0);
+    }
+
+    #[test]
+    fn missing_layers_are_an_error() {
+        let mut w = world();
+        w.remove_layer("corner_elevation");
+        let grid = PixelGrid::centres(8, 1.0, 1.0).unwrap();
+        assert!(heightmap(&w, &grid, Normalize::Fixed).is_err());
+    }
+}

@@ -1,0 +1,339 @@
+//! `orogen dem`: raster hydrology on a DEM the user brings, file to file.
+//!
+//! Inputs are 2-D NumPy `.npy` arrays or grayscale PNGs (8 or 16 bit), told apart by their first
+//! bytes. Elevations may be any real or integer NumPy type (converted to f32); `int8` arrays are
+//! D8 receivers coded as [`orogen_hydrology::raster::D8_CODES`] says. Outputs follow the
+//! extension of the output path: `.npy` (float32 elevations, int8 receivers, float64
+//! accumulation) or `.png` (16-bit elevations that are whole numbers in 0..=65535, 8-bit receiver
+//! codes). Every check that can fail runs before any work: a header is read and its shape checked
+//! against the bytes present before anything is allocated, so a bad file is a one-line error,
+//! never a panic.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use ndarray::{Array2, ArrayD, Ix2};
+use ndarray_npy::npy::header::Header;
+use ndarray_npy::{ReadNpyExt, ReadableElement};
+use orogen_export::{ExportError, atomic, npy, png};
+use orogen_hydrology::raster::{self, RasterError};
+use thiserror::Error;
+
+/// A PNG may decode to at most this many bytes (a 16-bit 23,000^2 heightmap).
+const PNG_LIMIT_BYTES: usize = 1 << 30;
+
+/// What `orogen dem` can fail with.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DemError {
+    /// The input or the requested output is unusable (exit code 2).
+    #[error("{path}: {message}")]
+    Input { path: String, message: String },
+    /// The grid was refused by a kernel (exit code 2).
+    #[error("{path}: {source}")]
+    Raster { path: String, source: RasterError },
+    /// Writing the output failed (exit code 1).
+    #[error(transparent)]
+    Export(#[from] ExportError),
+}
+
+impl DemError {
+    fn input(path: &Path, message: impl Into<String>) -> Self {
+        DemError::Input {
+            path: path.display().to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// True when the user's input was at fault (exit code 2), false for internal failures (1).
+    pub fn is_invalid_input(&self) -> bool {
+        !matches!(self, DemError::Export(_))
+    }
+}
+
+/// A 2-D grid as read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Grid {
+    /// Elevations (any real or integer type but int8, converted to f32).
+    Elevation(Array2<f32>),
+    /// D8 receiver codes (`int8`).
+    Receivers(Array2<i8>),
+}
+
+/// The output format, from the output path's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Npy,
+    Png,
+}
+
+fn output_format(path: &Path) -> Result<Format, DemError> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("npy") => Ok(Format::Npy),
+        Some("png") => Ok(Format::Png),
+        _ => Err(DemError::input(
+            path,
+            "unknown output format: the name must end in .npy or .png",
+        )),
+    }
+}
+
+/// Reads a 2-D grid from a `.npy` or PNG file, refusing anything else with a one-line reason.
+pub fn read_grid(path: &Path) -> Result<Grid, DemError> {
+    let bytes = std::fs::read(path).map_err(|e| DemError::input(path, e.to_string()))?;
+    if bytes.starts_with(b"\x93NUMPY") {
+        read_npy(path, &bytes)
+    } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        read_png(path, &bytes).map(Grid::Elevation)
+    } else {
+        Err(DemError::input(path, "not a .npy array or a PNG image"))
+    }
+}
+
+fn read_npy(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
+    let mut data = bytes;
+    let header = Header::from_reader(&mut data)
+        .map_err(|e| DemError::input(path, format!("bad .npy header: {e}")))?;
+    // A plain dtype is a Python string literal ('<f4'); structured dtypes are lists.
+    let literal = header.type_descriptor.to_string();
+    let descr = literal
+        .strip_prefix('\'')
+        .and_then(|s| s.strip_suffix('\''))
+        .ok_or_else(|| {
+            DemError::input(
+                path,
+                format!("unsupported dtype {literal}: expected a plain numeric dtype"),
+            )
+        })?
+        .to_owned();
+    if header.shape.len() != 2 {
+        return Err(DemError::input(
+            path,
+            format!(
+                "a {}-D array (shape {:?}): expected a 2-D array",
+                header.shape.len(),
+                header.shape
+            ),
+        ));
+    }
+    // The element size from the dtype: '<f4' and friends ('|' or '=' or '>' byte order).
+    let kind = descr.trim_start_matches(['<', '>', '|', '=']);
+    let elem_size: usize = match kind {
+        "f4" | "f8" | "i1" | "u1" | "i2" | "u2" | "i4" | "u4" | "i8" | "u8" => {
+            kind[1..].parse().unwrap_or(0)
+        }
+        _ => {
+            return Err(DemError::input(
+                path,
+                format!(
+                    "unsupported dtype '{descr}': expected float32 or another real or integer type"
+                ),
+            ));
+        }
+    };
+    let needed = header
+        .shape
+        .iter()
+        .try_fold(elem_size, |acc, &d| acc.checked_mul(d));
+    if needed != Some(data.len()) {
+        return Err(DemError::input(
+            path,
+            format!(
+                "shape {:?} of '{descr}' needs {} bytes of data but {} are present (truncated or not a plain array)",
+                header.shape,
+                needed.map_or_else(|| "too many".to_owned(), |n| n.to_string()),
+                data.len()
+            ),
+        ));
+    }
+    fn load<T: ReadableElement>(path: &Path, bytes: &[u8]) -> Result<Array2<T>, DemError> {
+        ArrayD::<T>::read_npy(bytes)
+            .map_err(|e| DemError::input(path, e.to_string()))?
+            .into_dimensionality::<Ix2>()
+            .map_err(|_| DemError::input(path, "expected a 2-D array"))
+    }
+    let elevation = |a: Array2<f32>| Ok(Grid::Elevation(a));
+    match kind {
+        "i1" => Ok(Grid::Receivers(load::<i8>(path, bytes)?)),
+        "f4" => elevation(load::<f32>(path, bytes)?),
+        "f8" => elevation(load::<f64>(path, bytes)?.mapv(|v| v as f32)),
+        "u1" => elevation(load::<u8>(path, bytes)?.mapv(f32::from)),
+        "i2" => elevation(load::<i16>(path, bytes)?.mapv(f32::from)),
+        "u2" => elevation(load::<u16>(path, bytes)?.mapv(f32::from)),
+        "i4" => elevation(load::<i32>(path, bytes)?.mapv(|v| v as f32)),
+        "u4" => elevation(load::<u32>(path, bytes)?.mapv(|v| v as f32)),
+        "i8" => elevation(load::<i64>(path, bytes)?.mapv(|v| v as f32)),
+        _ => elevation(load::<u64>(path, bytes)?.mapv(|v| v as f32)),
+    }
+}
+
+fn read_png(path: &Path, bytes: &[u8]) -> Result<Array2<f32>, DemError> {
+    let bad = |e: &dyn std::fmt::Display| DemError::input(path, format!("bad PNG: {e}"));
+    let mut decoder = ::png::Decoder::new_with_limits(
+        Cursor::new(bytes),
+        ::png::Limits {
+            bytes: PNG_LIMIT_BYTES,
+        },
+    );
+    decoder.set_transformations(::png::Transformations::IDENTITY);
+    let mut reader = decoder.read_info().map_err(|e| bad(&e))?;
+    let info = reader.info();
+    let (nx, ny) = (info.width as usize, info.height as usize);
+    let (color, depth) = (info.color_type, info.bit_depth);
+    if color != ::png::ColorType::Grayscale
+        || !matches!(depth, ::png::BitDepth::Eight | ::png::BitDepth::Sixteen)
+    {
+        return Err(DemError::input(
+            path,
+            format!("a {color:?} {depth:?}-bit PNG: expected an 8- or 16-bit grayscale heightmap"),
+        ));
+    }
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| bad(&"image too large"))?;
+    let mut buf = vec![0u8; size];
+    let frame = reader.next_frame(&mut buf).map_err(|e| bad(&e))?;
+    let buf = &buf[..frame.buffer_size()];
+    let line = frame.line_size;
+    Ok(Array2::from_shape_fn((ny, nx), |(r, c)| match depth {
+        ::png::BitDepth::Sixteen => {
+            let i = r * line + 2 * c;
+            f32::from(u16::from_be_bytes([buf[i], buf[i + 1]]))
+        }
+        _ => f32::from(buf[r * line + c]),
+    }))
+}
+
+fn elevations(path: &Path, grid: Grid, what: &str) -> Result<Array2<f32>, DemError> {
+    match grid {
+        Grid::Elevation(dem) => Ok(dem),
+        Grid::Receivers(_) => Err(DemError::input(
+            path,
+            format!("an int8 array (D8 receivers): {what} needs elevations"),
+        )),
+    }
+}
+
+fn raster_err(path: &Path) -> impl Fn(RasterError) -> DemError + '_ {
+    move |source| DemError::Raster {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn write_elevations(path: &Path, dem: &Array2<f32>) -> Result<(), DemError> {
+    match output_format(path)? {
+        Format::Npy => atomic::write_atomic(path, |w| npy::write_npy(w, dem))?,
+        Format::Png => {
+            let usable = |z: f32| (0.0..=65535.0).contains(&z) && z.fract() == 0.0;
+            if !dem.iter().all(|&z| usable(z)) {
+                return Err(DemError::input(
+                    path,
+                    "a 16-bit PNG holds whole numbers in 0..=65535 and these elevations are not: write .npy",
+                ));
+            }
+            let pixels = dem.mapv(|z| z as u16);
+            atomic::write_atomic(path, |w| png::write_gray16(w, pixels.view()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `orogen dem fill`: Priority-Flood fill (`epsilon`: the epsilon variant) from `input` to
+/// `output`.
+pub fn fill_file(input: &Path, output: &Path, epsilon: bool) -> Result<(), DemError> {
+    if epsilon && output_format(output)? == Format::Png {
+        return Err(DemError::input(
+            output,
+            "an epsilon fill's steps are below PNG precision: write .npy",
+        ));
+    }
+    output_format(output)?;
+    let dem = elevations(input, read_grid(input)?, "fill")?;
+    let filled = if epsilon {
+        raster::fill_epsilon(dem.view())
+    } else {
+        raster::fill(dem.view())
+    }
+    .map_err(raster_err(input))?;
+    write_elevations(output, &filled)
+}
+
+/// `orogen dem d8`: steepest-slope D8 receivers (int8 codes) from `input` to `output`.
+pub fn d8_file(input: &Path, output: &Path) -> Result<(), DemError> {
+    let format = output_format(output)?;
+    let dem = elevations(input, read_grid(input)?, "d8")?;
+    let receivers = raster::d8_receivers(dem.view());
+    match format {
+        Format::Npy => atomic::write_atomic(output, |w| npy::write_npy(w, &receivers))?,
+        Format::Png => {
+            let pixels = receivers.mapv(|k| k as u8);
+            atomic::write_atomic(output, |w| png::write_gray8(w, pixels.view()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `orogen dem accumulate`: D8 flow accumulation (float64 cell counts) to `output` (`.npy`),
+/// from D8 receivers (`int8`) or from elevations (D8 taken on them as they are: fill them with
+/// `--epsilon` first so that water crosses depressions and flats; NaN cells come out NaN).
+pub fn accumulate_file(input: &Path, output: &Path) -> Result<(), DemError> {
+    if output_format(output)? != Format::Npy {
+        return Err(DemError::input(
+            output,
+            "accumulation counts do not fit a PNG: write .npy",
+        ));
+    }
+    let acc = match read_grid(input)? {
+        Grid::Receivers(receivers) => raster::flow_accumulation(receivers.view()),
+        Grid::Elevation(dem) => raster::accumulate_dem(dem.view()),
+    }
+    .map_err(raster_err(input))?;
+    atomic::write_atomic(output, |w| npy::write_npy(w, &acc))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let mut header = dict.into_bytes();
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(b' ');
+        }
+        header.push(b'\n');
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(&header);
+        bytes.extend_from_slice(data);
+        bytes
+    }
+
+    fn read(bytes: &[u8]) -> Result<Grid, DemError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.npy");
+        std::fs::write(&path, bytes).unwrap();
+        read_grid(&path)
+    }
+
+    #[test]
+    fn npy_inputs_are_checked_before_allocation() {
+        let grid = read(&npy_bytes("<u2", "(2, 2)", &[1, 0, 2, 0, 3, 0, 4, 0])).unwrap();
+        assert_eq!(
+            grid,
+            Grid::Elevation(ndarray::array![[1.0, 2.0], [3.0, 4.0]])
+        );
+        let err = |bytes: Vec<u8>| read(&bytes).unwrap_err().to_string();
+        assert!(err(npy_bytes("<f4", "(2, 2, 2)", &[0; 32])).contains("3-D array"));
+        assert!(err(npy_bytes("<f4", "(1000000, 1000000)", &[0; 8])).contains("truncated"));
+        assert!(err(npy_bytes("<f4", "(2, 2)", &[0; 15])).contains("truncated"));
+        assert!(err(npy_bytes("<c8", "(2, 2)", &[0; 32])).contains("unsupported dtype"));
+        assert!(err(npy_bytes("<f4", "(2, 2)", &[0; 16])[..20].to_vec()).contains("header"));
+        assert!(err(b"P5 2 2 255".to_vec()).contains("not a .npy"));
+    }
+}

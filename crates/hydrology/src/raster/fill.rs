@@ -92,10 +92,6 @@ impl Padded {
 struct Bits(Vec<u64>);
 
 impl Bits {
-    fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
     #[inline]
     fn get(&self, i: usize) -> bool {
         (self.0[i >> 6] >> (i & 63)) & 1 != 0

@@ -311,6 +311,17 @@ mod tests {
     }
 
     #[test]
+    fn any_memory_layout_gives_the_same_fill() {
+        let dem = noisy_dem(13, 29, 5, 1.0);
+        let transposed = dem.t().to_owned();
+        // A transposed view of the transposed copy is the DEM again, in Fortran order.
+        let filled = fill(transposed.t()).unwrap();
+        assert!(same_bits(&filled, &fill(dem.view()).unwrap()));
+        let d8 = super::super::d8_receivers(transposed.t());
+        assert_eq!(d8, super::super::d8_receivers(dem.view()));
+    }
+
+    #[test]
     fn degenerate_grids_are_defined() {
         let one = array![[3.5f32]];
         assert_eq!(fill(one.view()).unwrap(), one);

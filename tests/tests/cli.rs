@@ -123,7 +123,10 @@ fn river_flags_are_checked_and_rivers_png_is_written() {
         &["--river-spacing", "-1"],
         "rivers.selection.main.spacing = -1 is out of range: allowed 0 ..= 1000",
     );
-    refused(&["--depressions", "drain"], "expected fill or carve");
+    // A bad choice is a clap usage error (exit 2, with clap's usage hint on further lines).
+    let out = orogen(&["generate", "--depressions", "drain"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected fill or carve"));
     let dir = tempfile::tempdir().unwrap();
     let out = orogen(&[
         "generate",

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use orogen::{Config, Error};
 use orogen_export::heights::Normalize;
+use orogen_hydrology::graph::Depressions;
 
 #[derive(Debug, Parser)]
 #[command(name = "orogen", version, about = "Generate whole game worlds.")]
@@ -31,7 +32,7 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct ProfileArgs {
-    /// The stage: mesh, elevation, biome, flora (the pipeline's stages) or export.
+    /// The stage: mesh, elevation, hydrology, biome, flora (the pipeline's stages) or export.
     stage: String,
     /// A world saved with --save-world; its configuration is used unless flags override it.
     #[arg(long)]
@@ -106,6 +107,8 @@ struct GenerateArgs {
     export: ExportArgs,
     #[command(flatten)]
     elevation: ElevationArgs,
+    #[command(flatten)]
+    rivers: RiverArgs,
     #[command(flatten)]
     biome: BiomeArgs,
     #[command(flatten)]
@@ -267,6 +270,40 @@ struct FloraArgs {
     tree_models: Option<u32>,
 }
 
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Rivers")]
+struct RiverArgs {
+    /// Depressions: fill (lakes, flat land) or carve (lower the path out) [default: fill]
+    #[arg(long, value_parser = parse_depressions)]
+    depressions: Option<Depressions>,
+    /// Fewest regions of a flooded lake [default: 10] [range: 1..=100000000]
+    #[arg(long)]
+    min_lake_regions: Option<usize>,
+    /// Most main rivers per sqrt(land corners) [default: 0.45] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    main_rivers: Option<f64>,
+    /// Most tributaries per sqrt(land corners) [default: 0.40] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    tributaries: Option<f64>,
+    /// Spacing between main rivers, in cell spacings [default: 3] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    river_spacing: Option<f64>,
+    /// Spacing of tributaries, in cell spacings [default: 2] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    tributary_spacing: Option<f64>,
+    /// Rivers grow upstream while the flow is at least this [default: 4] [range: 1..=1e9]
+    #[arg(long, allow_negative_numbers = true)]
+    river_extend_flow: Option<f64>,
+}
+
+fn parse_depressions(text: &str) -> Result<Depressions, String> {
+    match text {
+        "fill" => Ok(Depressions::Fill),
+        "carve" => Ok(Depressions::Carve),
+        other => Err(format!("`{other}`: expected fill or carve")),
+    }
+}
+
 fn parse_size(text: &str) -> Result<(f64, f64), String> {
     let parse = |s: &str| s.trim().parse::<f64>().map_err(|e| format!("`{s}`: {e}"));
     match text.split_once(['x', 'X']) {
@@ -333,6 +370,18 @@ impl GenerateArgs {
         set(&mut config.export.resolution, e.resolution);
         set(&mut config.export.normalize, e.normalize);
         config.export.save_world |= e.save_world;
+        let r = &self.rivers;
+        let rivers = &mut config.rivers;
+        set(&mut rivers.depressions, r.depressions);
+        set(&mut rivers.min_lake_regions, r.min_lake_regions);
+        set(&mut rivers.selection.main.max_rivers_sqrt, r.main_rivers);
+        set(
+            &mut rivers.selection.tributary.max_rivers_sqrt,
+            r.tributaries,
+        );
+        set(&mut rivers.selection.main.spacing, r.river_spacing);
+        set(&mut rivers.selection.tributary.spacing, r.tributary_spacing);
+        set(&mut rivers.selection.extend_min_flow, r.river_extend_flow);
         config.export.hillshade |= e.hillshade;
         let b = &self.biome;
         let biome = &mut config.biome;

@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["mesh", "elevation", "biome", "flora"];
+pub const STAGES: &[&str] = &["mesh", "elevation", "hydrology", "biome", "flora"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,6 +68,8 @@ pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), 
     match stage {
         "mesh" => orogen_mesh::run(world, &config.mesh, config.world.cells)?,
         "elevation" => orogen_elevation::run(world, &config.elevation)?,
+        // Routing, lakes, flow and rivers on the mesh (biome reads the lakes and rivers).
+        "hydrology" => orogen_hydrology::graph::run(world, &config.rivers)?,
         "biome" => {
             // Moisture noise follows the elevation's noise scale (at `biome.scale_factor` times it).
             let biome = orogen_biome::Params {

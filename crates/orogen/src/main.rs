@@ -24,6 +24,18 @@ enum Command {
     /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
     #[command(subcommand)]
     Dem(DemCommand),
+    /// The playground: tune a world live in the browser (a local web server).
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Address to bind (loopback by default; anything else exposes the server) [default: 127.0.0.1]
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on; 0 picks a free one [default: 8080]
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
 }
 
 #[derive(Debug, Subcommand)]
@@ -396,6 +408,15 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
         Command::Dem(command) => return dem(command),
+        Command::Serve(args) => {
+            return match orogen::serve::run(&args.host, args.port) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("error: orogen serve on {}:{}: {err}", args.host, args.port);
+                    ExitCode::from(1)
+                }
+            };
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -45,6 +45,16 @@ pub fn generate(config: &Config) -> Result<World, Error> {
 pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
     let mut timings = Timings::default();
+    let mut world = generate_mesh(config, &mut timings)?;
+    generate_rest(config, &mut world, &mut timings)?;
+    Ok((world, timings))
+}
+
+/// The mesh stage alone: a new world holding its mesh. The mesh depends only on the seed, the
+/// cell count, the map size and the mesh parameters, so a caller may keep this world and run
+/// [`generate_rest`] on a copy of it when only later stages' parameters change (as
+/// `orogen serve` does). Does not validate: call [`Config::validate`] first.
+pub fn generate_mesh(config: &Config, timings: &mut Timings) -> Result<World, Error> {
     let mut world = World::new(config.world.meta());
     timings.run("mesh", || {
         Ok(orogen_mesh::run(
@@ -53,16 +63,20 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
             config.world.cells,
         )?)
     })?;
+    Ok(world)
+}
+
+/// Every stage after the mesh, on a world from [`generate_mesh`] made with the same seed, cell
+/// count, map size and mesh parameters. The world's other fixed parts (water level, metres)
+/// are taken from `config`. Does not validate: call [`Config::validate`] first.
+pub fn generate_rest(config: &Config, world: &mut World, timings: &mut Timings) -> Result<(), Error> {
+    world.meta = config.world.meta();
     timings.run("elevation", || {
-        Ok(orogen_elevation::run(&mut world, &config.elevation)?)
+        Ok(orogen_elevation::run(world, &config.elevation)?)
     })?;
-    timings.run("biome", || {
-        Ok(orogen_biome::run(&mut world, &config.biome)?)
-    })?;
-    timings.run("flora", || {
-        Ok(orogen_flora::run(&mut world, &config.flora)?)
-    })?;
-    Ok((world, timings))
+    timings.run("biome", || Ok(orogen_biome::run(world, &config.biome)?))?;
+    timings.run("flora", || Ok(orogen_flora::run(world, &config.flora)?))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -69,7 +69,11 @@ pub fn generate_mesh(config: &Config, timings: &mut Timings) -> Result<World, Er
 /// Every stage after the mesh, on a world from [`generate_mesh`] made with the same seed, cell
 /// count, map size and mesh parameters. The world's other fixed parts (water level, metres)
 /// are taken from `config`. Does not validate: call [`Config::validate`] first.
-pub fn generate_rest(config: &Config, world: &mut World, timings: &mut Timings) -> Result<(), Error> {
+pub fn generate_rest(
+    config: &Config,
+    world: &mut World,
+    timings: &mut Timings,
+) -> Result<(), Error> {
     world.meta = config.world.meta();
     timings.run("elevation", || {
         Ok(orogen_elevation::run(world, &config.elevation)?)

@@ -102,10 +102,7 @@ impl Driver {
             },
         }}});
         let r = driver.call("POST", "/session", &caps);
-        driver.session = r["sessionId"]
-            .as_str()
-            .expect("a session id")
-            .to_owned();
+        driver.session = r["sessionId"].as_str().expect("a session id").to_owned();
         // Allow downloads into our folder in headless mode too.
         let _ = driver.try_call(
             "POST",
@@ -196,14 +193,19 @@ impl Driver {
     }
 
     fn generation(&self) -> i64 {
-        self.js("return window.orogen.state.generation").as_i64().unwrap()
+        self.js("return window.orogen.state.generation")
+            .as_i64()
+            .unwrap()
     }
 
     /// A left click at map point (x, y) (map units; the map is 1 x 1).
     fn click_map(&self, x: f64, y: f64) {
         let map = self.element("#map");
         let rect = self.call("GET", &self.s(&format!("/element/{map}/rect")), &json!({}));
-        let (w, h) = (rect["width"].as_f64().unwrap(), rect["height"].as_f64().unwrap());
+        let (w, h) = (
+            rect["width"].as_f64().unwrap(),
+            rect["height"].as_f64().unwrap(),
+        );
         let origin = json!({ "element-6066-11e4-a52e-4f735466cecf": map });
         let actions = json!({ "actions": [{
             "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
@@ -224,12 +226,10 @@ impl Driver {
     }
 
     fn land_fraction(&self) -> f64 {
-        self.js(
-            "const e = window.orogen.state.last.terrain.elevation; \
-             return e.filter((v) => v > 0).length / e.length;",
-        )
-        .as_f64()
-        .unwrap()
+        self.js("const e = window.orogen.state.last.terrain.elevation; \
+             return e.filter((v) => v > 0).length / e.length;")
+            .as_f64()
+            .unwrap()
     }
 }
 
@@ -268,26 +268,42 @@ fn the_playground_works_in_a_headless_browser() {
         &json!({ "text": left }),
     );
     driver.wait_idle(g);
-    assert_eq!(driver.js("return document.getElementById('water-level').value"), json!("0"));
+    assert_eq!(
+        driver.js("return document.getElementById('water-level').value"),
+        json!("0")
+    );
     let map = driver.js("return document.getElementById('layer-colormap').src");
     assert_ne!(map, first_map, "the map changed");
     assert!(driver.land_fraction() > first_land, "less water, more land");
 
     // Custom layout: choose it, then click the map to place anchors where land appears.
     let option = driver.element("#layout option[value=custom]");
-    driver.call("POST", &driver.s(&format!("/element/{option}/click")), &json!({}));
-    assert_eq!(driver.js("return document.getElementById('layout').value"), json!("custom"));
+    driver.call(
+        "POST",
+        &driver.s(&format!("/element/{option}/click")),
+        &json!({}),
+    );
+    assert_eq!(
+        driver.js("return document.getElementById('layout').value"),
+        json!("custom")
+    );
     let g = driver.generation();
     driver.click_map(0.25, 0.25);
     driver.wait_idle(g);
-    assert_eq!(driver.js("return window.orogen.state.anchors.length"), json!(1));
+    assert_eq!(
+        driver.js("return window.orogen.state.anchors.length"),
+        json!(1)
+    );
     assert!(driver.elevation_at(0.25, 0.25) > 0.0, "land at the anchor");
     // Far from the only anchor (falloff (0.71 / 0.5)^2 > 1) is sea, whatever the noise.
     assert!(driver.elevation_at(0.75, 0.75) < 0.0, "sea far from it");
     let g = driver.generation();
     driver.click_map(0.75, 0.75);
     driver.wait_idle(g);
-    assert_eq!(driver.js("return window.orogen.state.anchors.length"), json!(2));
+    assert_eq!(
+        driver.js("return window.orogen.state.anchors.length"),
+        json!(2)
+    );
     assert!(
         driver.elevation_at(0.75, 0.75) > 0.0,
         "land appeared at the new anchor"
@@ -295,7 +311,11 @@ fn the_playground_works_in_a_headless_browser() {
 
     // Download the bundle and find its files.
     let link = driver.element("#download");
-    driver.call("POST", &driver.s(&format!("/element/{link}/click")), &json!({}));
+    driver.call(
+        "POST",
+        &driver.s(&format!("/element/{link}/click")),
+        &json!({}),
+    );
     let start = Instant::now();
     let zip_path = loop {
         let found = std::fs::read_dir(downloads.path())
@@ -314,15 +334,24 @@ fn the_playground_works_in_a_headless_browser() {
     };
     let bytes = std::fs::read(&zip_path).unwrap();
     let names = common::zip_names(&bytes);
-    for name in ["colormap.png", "heightmap.png", "biomes.png", "world.json", "config.toml"] {
+    for name in [
+        "colormap.png",
+        "heightmap.png",
+        "biomes.png",
+        "world.json",
+        "config.toml",
+    ] {
         assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
     }
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&bytes[..])).unwrap();
     let mut text = String::new();
-    std::io::Read::read_to_string(&mut archive.by_name("config.toml").unwrap(), &mut text)
-        .unwrap();
+    std::io::Read::read_to_string(&mut archive.by_name("config.toml").unwrap(), &mut text).unwrap();
     let config = orogen::Config::from_toml(&text, "config.toml").unwrap();
-    assert_eq!(config.elevation.anchors.len(), 2, "the bundle is what is on screen");
+    assert_eq!(
+        config.elevation.anchors.len(),
+        2,
+        "the bundle is what is on screen"
+    );
     assert_eq!(config.world.water_level, 0.0);
     drop(driver);
 }

@@ -39,13 +39,22 @@ fn serves_the_page_and_its_assets() {
     let page = get(addr, "/");
     assert_eq!(page.status, 200);
     let html = String::from_utf8(page.body).unwrap();
-    for id in ["id=\"map\"", "id=\"layout\"", "id=\"view3d\"", "id=\"download\""] {
+    for id in [
+        "id=\"map\"",
+        "id=\"layout\"",
+        "id=\"view3d\"",
+        "id=\"download\"",
+    ] {
         assert!(html.contains(id), "page lacks {id}");
     }
     let js = get(addr, "/app.js");
     assert_eq!(js.status, 200);
     assert!(js.header("content-type").unwrap().contains("javascript"));
-    assert!(String::from_utf8(js.body).unwrap().contains("'water-level'"));
+    assert!(
+        String::from_utf8(js.body)
+            .unwrap()
+            .contains("'water-level'")
+    );
     assert_eq!(get(addr, "/style.css").status, 200);
     assert_eq!(get(addr, "/nope").status, 404);
     let defaults = get(addr, "/api/defaults").json();
@@ -112,7 +121,10 @@ fn keeps_the_mesh_when_only_later_knobs_change() {
             .filter(|x| x.as_f64().unwrap() > 0.0)
             .count()
     };
-    assert!(land(&wetter) < land(&first), "a higher water level drowns land");
+    assert!(
+        land(&wetter) < land(&first),
+        "a higher water level drowns land"
+    );
     // The cached mesh gives the same world as a fresh run.
     let again = post_json(addr, "/api/generate", &config(0.35, 901)).json();
     assert_eq!(again["mesh_cached"], json!(true));
@@ -125,12 +137,21 @@ fn keeps_the_mesh_when_only_later_knobs_change() {
 fn bad_parameters_get_400_with_a_message() {
     let addr = server();
     let cases: &[(Value, &str)] = &[
-        (small("bad", json!({ "world": { "cells": 10_000_000 } })), "cells"),
+        (
+            small("bad", json!({ "world": { "cells": 10_000_000 } })),
+            "cells",
+        ),
         (small("bad", json!({ "world": { "cells": 2 } })), "cells"),
-        (small("bad", json!({ "world": { "water_level": 1.5 } })), "water_level"),
+        (
+            small("bad", json!({ "world": { "water_level": 1.5 } })),
+            "water_level",
+        ),
         (small("bad", json!({ "world": { "seed": -1 } })), "JSON"),
         (small("bad", json!({ "world": { "sede": 1 } })), "sede"),
-        (small("bad", json!({ "elevation": { "layout": "custom" } })), "anchors"),
+        (
+            small("bad", json!({ "elevation": { "layout": "custom" } })),
+            "anchors",
+        ),
         (
             small(
                 "bad",
@@ -138,9 +159,18 @@ fn bad_parameters_get_400_with_a_message() {
             ),
             "anchors",
         ),
-        (small("bad", json!({ "elevation": { "fbm": { "octaves": 99 } } })), "octaves"),
-        (small("bad", json!({ "elevation": { "layout": "moon" } })), "JSON"),
-        (small("bad", json!({ "mesh": { "lloyd_iterations": 1000 } })), "lloyd"),
+        (
+            small("bad", json!({ "elevation": { "fbm": { "octaves": 99 } } })),
+            "octaves",
+        ),
+        (
+            small("bad", json!({ "elevation": { "layout": "moon" } })),
+            "JSON",
+        ),
+        (
+            small("bad", json!({ "mesh": { "lloyd_iterations": 1000 } })),
+            "lloyd",
+        ),
         (json!({ "resolution": 100_000 }), "resolution"),
         (json!({ "resolution": 0 }), "resolution"),
         (json!({ "config": {}, "extra": 1 }), "extra"),
@@ -148,11 +178,26 @@ fn bad_parameters_get_400_with_a_message() {
     ];
     for (body, needle) in cases {
         let r = post_json(addr, "/api/generate", body);
-        assert_eq!(r.status, 400, "{body}: {}", String::from_utf8_lossy(&r.body));
+        assert_eq!(
+            r.status,
+            400,
+            "{body}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
         let message = r.json()["error"].as_str().unwrap().to_owned();
-        assert!(message.contains(needle), "{body}: `{message}` lacks `{needle}`");
+        assert!(
+            message.contains(needle),
+            "{body}: `{message}` lacks `{needle}`"
+        );
     }
-    let r = request(addr, "POST", "/api/generate", "application/json", b"{\"world\":").unwrap();
+    let r = request(
+        addr,
+        "POST",
+        "/api/generate",
+        "application/json",
+        b"{\"world\":",
+    )
+    .unwrap();
     assert_eq!(r.status, 400);
     let big = vec![b' '; orogen::serve::MAX_BODY_BYTES + 10];
     let r = request(addr, "POST", "/api/generate", "application/json", &big).unwrap();
@@ -162,7 +207,10 @@ fn bad_parameters_get_400_with_a_message() {
     assert!(r.json()["error"].as_str().unwrap().contains("request"));
     let r = get(
         addr,
-        &format!("/api/bundle?request={}", encode_query("{\"resolution\":-3}")),
+        &format!(
+            "/api/bundle?request={}",
+            encode_query("{\"resolution\":-3}")
+        ),
     );
     assert_eq!(r.status, 400);
 }
@@ -209,7 +257,11 @@ fn stays_up_under_200_malformed_requests() {
         }
     }
     assert_eq!(get(addr, "/api/health").status, 200);
-    let r = post_json(addr, "/api/generate", &small("after-junk", json!({ "world": { "cells": 500 } })));
+    let r = post_json(
+        addr,
+        "/api/generate",
+        &small("after-junk", json!({ "world": { "cells": 500 } })),
+    );
     assert_eq!(r.status, 200);
 }
 
@@ -229,7 +281,12 @@ fn twenty_concurrent_generations_all_answer() {
         .collect();
     for (i, h) in handles.into_iter().enumerate() {
         let r = h.join().unwrap();
-        assert_eq!(r.status, 200, "request {i}: {}", String::from_utf8_lossy(&r.body));
+        assert_eq!(
+            r.status,
+            200,
+            "request {i}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
         assert_eq!(r.json()["seed"], json!(i));
     }
     assert_eq!(get(addr, "/api/health").status, 200);
@@ -242,7 +299,10 @@ fn a_newer_request_of_the_same_session_supersedes_an_older_one() {
         post_json(
             addr,
             "/api/generate",
-            &small("stale", json!({ "world": { "cells": 150_000, "seed": 77 } })),
+            &small(
+                "stale",
+                json!({ "world": { "cells": 150_000, "seed": 77 } }),
+            ),
         )
     });
     std::thread::sleep(Duration::from_millis(30));
@@ -254,7 +314,12 @@ fn a_newer_request_of_the_same_session_supersedes_an_older_one() {
     assert_eq!(fast.status, 200);
     let slow = slow.join().unwrap();
     assert_eq!(slow.status, 409, "{}", String::from_utf8_lossy(&slow.body));
-    assert!(slow.json()["error"].as_str().unwrap().contains("superseded"));
+    assert!(
+        slow.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("superseded")
+    );
 }
 
 #[test]
@@ -265,10 +330,24 @@ fn the_bundle_is_a_deterministic_zip_of_the_outputs() {
     let a = get(addr, &path);
     assert_eq!(a.status, 200, "{}", String::from_utf8_lossy(&a.body));
     assert_eq!(a.header("content-type"), Some("application/zip"));
-    assert!(a.header("content-disposition").unwrap().contains("orogen-3.zip"));
+    assert!(
+        a.header("content-disposition")
+            .unwrap()
+            .contains("orogen-3.zip")
+    );
     let names = zip_names(&a.body);
-    for name in ["colormap.png", "biomes.png", "heightmap.png", "mesh.png", "world.json", "config.toml"] {
-        assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+    for name in [
+        "colormap.png",
+        "biomes.png",
+        "heightmap.png",
+        "mesh.png",
+        "world.json",
+        "config.toml",
+    ] {
+        assert!(
+            names.iter().any(|n| n == name),
+            "{name} missing from {names:?}"
+        );
     }
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&a.body[..])).unwrap();
     let mut text = String::new();

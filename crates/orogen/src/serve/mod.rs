@@ -49,7 +49,10 @@ const STYLE_CSS: &str = include_str!("static/style.css");
 pub fn router() -> Router {
     let state = Arc::new(api::State::new());
     Router::new()
-        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }))
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
+        )
         .route(
             "/app.js",
             get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
@@ -117,9 +120,8 @@ pub fn spawn(addr: &str) -> io::Result<SocketAddr> {
     std::thread::Builder::new()
         .name("orogen-serve".into())
         .spawn(move || {
-            let result = rt.block_on(async move {
-                serve(tokio::net::TcpListener::from_std(listener)?).await
-            });
+            let result = rt
+                .block_on(async move { serve(tokio::net::TcpListener::from_std(listener)?).await });
             if let Err(e) = result {
                 eprintln!("orogen serve: {e}");
             }

@@ -26,7 +26,9 @@ pub(super) struct Layers {
     pub terrain: Value,
 }
 
-fn data_url(write: impl FnOnce(&mut Vec<u8>) -> Result<(), ExportError>) -> Result<Value, ExportError> {
+fn data_url(
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), ExportError>,
+) -> Result<Value, ExportError> {
     let mut bytes = Vec::new();
     write(&mut bytes)?;
     let text = base64::engine::general_purpose::STANDARD.encode(&bytes);
@@ -71,7 +73,11 @@ pub(super) fn layers(world: &World, config: &Config) -> Result<Layers, ExportErr
             data_url(|w| png::write_gray16(w, pixels.view()))?,
         );
     }
-    let river = config.biome.palette.river.map(|c| (c.clamp(0.0, 1.0) * 255.0) as u8);
+    let river = config
+        .biome
+        .palette
+        .river
+        .map(|c| (c.clamp(0.0, 1.0) * 255.0) as u8);
     if let Some(image) = rivers(world, &grid, river)? {
         out.insert(
             "rivers".into(),
@@ -182,7 +188,11 @@ impl Canvas {
 }
 
 /// Rivers (`rivers`, `river_width`) as lines at least one pixel wide; `None` without rivers.
-fn rivers(world: &World, grid: &PixelGrid, colour: [u8; 3]) -> Result<Option<Array3<u8>>, ExportError> {
+fn rivers(
+    world: &World,
+    grid: &PixelGrid,
+    colour: [u8; 3],
+) -> Result<Option<Array3<u8>>, ExportError> {
     if !world.has_layer("rivers") {
         return Ok(None);
     }
@@ -224,7 +234,10 @@ fn flora(world: &World, grid: &PixelGrid) -> Result<Option<Array3<u8>>, ExportEr
     let species = world.view1::<u32>("flora_species").ok();
     let mut canvas = Canvas::new(grid);
     for (i, row) in xy.rows().into_iter().enumerate() {
-        let s = species.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(0);
+        let s = species
+            .as_ref()
+            .and_then(|v| v.get(i).copied())
+            .unwrap_or(0);
         // A dark green, varied by species.
         let k = (s.wrapping_mul(2_654_435_761) >> 24) as u8;
         let colour = [20 + k / 6, 70 + k / 3, 25 + k / 8, 255];

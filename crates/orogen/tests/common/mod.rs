@@ -49,9 +49,38 @@ pub fn raw(
     if half_close {
         stream.shutdown(std::net::Shutdown::Write)?;
     }
+    // Read until the body is complete (by Content-Length or the last chunk), or the end:
+    // some servers keep the connection open despite `Connection: close`.
     let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes)?;
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        if body_complete(&bytes) {
+            break;
+        }
+        let n = stream.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buf[..n]);
+    }
     parse(&bytes)
+}
+
+fn body_complete(bytes: &[u8]) -> bool {
+    let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+    let body = &bytes[end + 4..];
+    for line in head.split("\r\n") {
+        if let Some(v) = line.strip_prefix("content-length:") {
+            return v.trim().parse::<usize>().is_ok_and(|n| body.len() >= n);
+        }
+        if line.starts_with("transfer-encoding:") && line.contains("chunked") {
+            return body.ends_with(b"\r\n0\r\n\r\n") || body == b"0\r\n\r\n";
+        }
+    }
+    false
 }
 
 fn parse(bytes: &[u8]) -> std::io::Result<Response> {

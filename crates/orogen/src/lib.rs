@@ -25,4 +25,6 @@ pub mod serve;
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;
 pub use outputs::write_outputs;
-pub use pipeline::{STAGES, Timings, generate, generate_mesh, generate_rest, generate_timed};
+pub use pipeline::{
+    STAGES, Timings, generate, generate_mesh, generate_rest, generate_rest_until, generate_timed,
+};

@@ -74,12 +74,34 @@ pub fn generate_rest(
     world: &mut World,
     timings: &mut Timings,
 ) -> Result<(), Error> {
+    generate_rest_until(config, world, timings, None)
+}
+
+/// [`generate_rest`], stopping before stage `until` (one of [`STAGES`]; `None` runs them all):
+/// the playground skips flora while flora is not shown.
+pub fn generate_rest_until(
+    config: &Config,
+    world: &mut World,
+    timings: &mut Timings,
+    until: Option<&str>,
+) -> Result<(), Error> {
     world.meta = config.world.meta();
-    timings.run("elevation", || {
-        Ok(orogen_elevation::run(world, &config.elevation)?)
-    })?;
-    timings.run("biome", || Ok(orogen_biome::run(world, &config.biome)?))?;
-    timings.run("flora", || Ok(orogen_flora::run(world, &config.flora)?))?;
+    let mut stopped = false;
+    let mut go = |name: &str| {
+        stopped |= until == Some(name);
+        !stopped
+    };
+    if go("elevation") {
+        timings.run("elevation", || {
+            Ok(orogen_elevation::run(world, &config.elevation)?)
+        })?;
+    }
+    if go("biome") {
+        timings.run("biome", || Ok(orogen_biome::run(world, &config.biome)?))?;
+    }
+    if go("flora") {
+        timings.run("flora", || Ok(orogen_flora::run(world, &config.flora)?))?;
+    }
     Ok(())
 }
 

@@ -100,6 +100,31 @@ fn generates_every_layer_with_timings() {
 }
 
 #[test]
+fn renders_only_the_layers_asked_for_and_runs_flora_only_for_flora() {
+    let addr = server();
+    let mut body = small(
+        "some-layers",
+        json!({ "world": { "cells": 3000, "seed": 6 } }),
+    );
+    body["layers"] = json!(["colormap", "outlines"]);
+    let v = post_json(addr, "/api/generate", &body).json();
+    let names: Vec<&String> = v["layers"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["colormap", "outlines"]);
+    let ran = |v: &Value, stage: &str| {
+        v["timings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["stage"] == json!(stage))
+    };
+    assert!(!ran(&v, "flora") && ran(&v, "biome"));
+    body["layers"] = json!(["flora"]);
+    let v = post_json(addr, "/api/generate", &body).json();
+    assert!(ran(&v, "flora"));
+    assert!(v["layers"]["flora"].is_string() && v["layers"]["colormap"].is_null());
+}
+
+#[test]
 fn keeps_the_mesh_when_only_later_knobs_change() {
     let addr = server();
     let config = |water: f64, seed: u64| {
@@ -175,6 +200,7 @@ fn bad_parameters_get_400_with_a_message() {
         (json!({ "resolution": 0 }), "resolution"),
         (json!({ "config": {}, "extra": 1 }), "extra"),
         (json!([1, 2, 3]), "JSON"),
+        (json!({ "layers": ["colormap", "moon"] }), "moon"),
     ];
     for (body, needle) in cases {
         let r = post_json(addr, "/api/generate", body);

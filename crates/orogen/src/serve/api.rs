@@ -42,7 +42,21 @@ pub struct GenerateRequest {
     /// Any subset of the config. Default: the defaults.
     #[serde(default)]
     pub config: Config,
+    /// The layers to render, of [`LAYERS`]; the flora stage runs only when `flora` is asked
+    /// for. Default: all.
+    #[serde(default)]
+    pub layers: Option<Vec<String>>,
 }
+
+/// The layers the server renders.
+pub const LAYERS: &[&str] = &[
+    "colormap",
+    "biomes",
+    "heightmap",
+    "rivers",
+    "flora",
+    "outlines",
+];
 
 fn default_resolution() -> usize {
     512
@@ -70,6 +84,17 @@ impl GenerateRequest {
                 self.resolution
             ));
         }
+        if let Some(bad) = self
+            .layers
+            .iter()
+            .flatten()
+            .find(|l| !LAYERS.contains(&l.as_str()))
+        {
+            return Err(format!(
+                "layers: unknown layer `{bad}`; known: {}",
+                LAYERS.join(", ")
+            ));
+        }
         if self.session.len() > 128 {
             return Err("session: at most 128 bytes".into());
         }
@@ -84,6 +109,13 @@ impl GenerateRequest {
             ));
         }
         Ok(())
+    }
+
+    /// Whether layer `name` is asked for.
+    pub fn wants(&self, name: &str) -> bool {
+        self.layers
+            .as_ref()
+            .is_none_or(|l| l.iter().any(|n| n == name))
     }
 
     /// The config with the request's resolution.
@@ -253,13 +285,14 @@ pub(super) async fn generate(
         if !state.is_current(&session, generation) {
             return Err(ApiError::superseded());
         }
-        crate::generate_rest(&config, &mut world, &mut timings)
+        let until = (!request.wants("flora")).then_some("flora");
+        crate::generate_rest_until(&config, &mut world, &mut timings, until)
             .map_err(|e| ApiError::from_pipeline(&e))?;
         if !state.is_current(&session, generation) {
             return Err(ApiError::superseded());
         }
         let render_start = Instant::now();
-        let layers = render::layers(&world, &config)
+        let layers = render::layers(&world, &config, &|name| request.wants(name))
             .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
         let render_ms = render_start.elapsed().as_secs_f64() * 1e3;
         let stages: Vec<_> = timings

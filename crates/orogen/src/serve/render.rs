@@ -35,16 +35,20 @@ fn data_url(
     Ok(Value::String(format!("data:image/png;base64,{text}")))
 }
 
-/// Renders every layer the world has at the config's export resolution.
-pub(super) fn layers(world: &World, config: &Config) -> Result<Layers, ExportError> {
+/// Renders the layers `wants` asks for (and the world has) at the config's export resolution.
+pub(super) fn layers(
+    world: &World,
+    config: &Config,
+    wants: &dyn Fn(&str) -> bool,
+) -> Result<Layers, ExportError> {
     let grid = PixelGrid::centres(
         config.export.resolution,
         world.meta.width,
         world.meta.height,
     )?;
     let mut out = Map::new();
-    if world.has_layer("region_biome") {
-        let palette = &config.biome.palette;
+    let palette = &config.biome.palette;
+    if wants("colormap") && world.has_layer("region_biome") {
         let options = colormap::ColormapOptions {
             water: colormap::WaterColors {
                 shallow: palette.shallow_ocean,
@@ -60,13 +64,15 @@ pub(super) fn layers(world: &World, config: &Config) -> Result<Layers, ExportErr
             "colormap".into(),
             data_url(|w| png::write_rgb8(w, image.view()))?,
         );
+    }
+    if wants("biomes") && world.has_layer("region_biome") {
         let flat = colormap::biome_map(world, &grid, &palette.by_id())?;
         out.insert(
             "biomes".into(),
             data_url(|w| png::write_rgb8(w, flat.view()))?,
         );
     }
-    if world.has_layer("region_elevation") {
+    if wants("heightmap") && world.has_layer("region_elevation") {
         let (pixels, _) = heightmap::heightmap(world, &grid, Normalize::Fixed)?;
         out.insert(
             "heightmap".into(),
@@ -78,23 +84,29 @@ pub(super) fn layers(world: &World, config: &Config) -> Result<Layers, ExportErr
         .palette
         .river
         .map(|c| (c.clamp(0.0, 1.0) * 255.0) as u8);
-    if let Some(image) = rivers(world, &grid, river)? {
+    if wants("rivers")
+        && let Some(image) = rivers(world, &grid, river)?
+    {
         out.insert(
             "rivers".into(),
             data_url(|w| png::write_rgb8(w, image.view()))?,
         );
     }
-    if let Some(image) = flora(world, &grid)? {
+    if wants("flora")
+        && let Some(image) = flora(world, &grid)?
+    {
         out.insert(
             "flora".into(),
             data_url(|w| png::write_rgb8(w, image.view()))?,
         );
     }
-    let image = outlines(world, &grid)?;
-    out.insert(
-        "outlines".into(),
-        data_url(|w| png::write_rgb8(w, image.view()))?,
-    );
+    if wants("outlines") {
+        let image = outlines(world, &grid)?;
+        out.insert(
+            "outlines".into(),
+            data_url(|w| png::write_rgb8(w, image.view()))?,
+        );
+    }
     Ok(Layers {
         width: grid.nx,
         height: grid.ny,

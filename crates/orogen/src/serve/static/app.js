@@ -85,7 +85,11 @@ function requestBody() {
   if (config.elevation && config.elevation.layout === 'custom') {
     config.elevation.anchors = state.anchors.map((a) => [a[0], a[1]]);
   }
-  return { session: SESSION, resolution: RESOLUTION, config };
+  // Only the layers shown (the colour map always: the 3-D view wears it); flora runs only
+  // when shown.
+  const layers = LAYERS.map(([name]) => name)
+    .filter((name) => name === 'colormap' || ($('toggle-' + name) || {}).checked);
+  return { session: SESSION, resolution: RESOLUTION, config, layers };
 }
 
 function canGenerate() {
@@ -475,7 +479,10 @@ async function start() {
     const input = box.querySelector('input');
     input.checked = on;
     $('layer-' + name).hidden = !on;
-    input.addEventListener('change', () => { $('layer-' + name).hidden = !input.checked; });
+    input.addEventListener('change', () => {
+      $('layer-' + name).hidden = !input.checked;
+      if (input.checked && state.last && !state.last.layers[name]) regenerate();
+    });
   }
 
   $('seed').addEventListener('change', () => {

@@ -21,8 +21,12 @@ mod error;
 mod outputs;
 mod pipeline;
 pub mod profile;
+pub mod serve;
 
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;
 pub use outputs::write_outputs;
-pub use pipeline::{STAGES, Timings, generate, generate_observed, generate_timed, run_stage};
+pub use pipeline::{
+    STAGES, Timings, generate, generate_mesh, generate_observed, generate_rest,
+    generate_rest_until, generate_timed, run_stage,
+};

@@ -28,6 +28,8 @@ enum Command {
     /// Profile one stage on its own: on a saved world (`--world FILE`) or a fresh one, run
     /// `--repeat K` times; prints min, median and max wall time.
     Profile(ProfileArgs),
+    /// The playground: tune a world live in the browser (a local web server).
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -46,6 +48,16 @@ struct ProfileArgs {
     /// Seed of a fresh world (without --world) [default: 123]
     #[arg(long)]
     seed: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Address to bind (loopback by default; anything else exposes the server) [default: 127.0.0.1]
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on; 0 picks a free one [default: 8080]
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
 }
 
 #[derive(Debug, Subcommand)]
@@ -570,6 +582,15 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate(args),
         Command::Dem(command) => return dem(command),
         Command::Profile(args) => profile(args),
+        Command::Serve(args) => {
+            return match orogen::serve::run(&args.host, args.port) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("error: orogen serve on {}:{}: {err}", args.host, args.port);
+                    ExitCode::from(1)
+                }
+            };
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

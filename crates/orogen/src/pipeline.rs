@@ -54,12 +54,57 @@ pub fn generate_observed(
 ) -> Result<(World, Timings), Error> {
     config.validate()?;
     let mut timings = Timings::default();
-    let mut world = World::new(config.world.meta());
-    for &stage in STAGES {
-        on_stage(stage);
-        timings.run(stage, || run_stage(stage, &mut world, config))?;
-    }
+    on_stage(STAGES[0]);
+    let mut world = generate_mesh(config, &mut timings)?;
+    generate_rest_observed(config, &mut world, &mut timings, None, on_stage)?;
     Ok((world, timings))
+}
+
+/// The mesh stage alone: a new world holding its mesh. The mesh depends only on the seed, the
+/// cell count, the map size and the mesh parameters, so a caller may keep this world and run
+/// [`generate_rest`] on a copy of it when only later stages' parameters change (as
+/// `orogen serve` does). Does not validate: call [`Config::validate`] first.
+pub fn generate_mesh(config: &Config, timings: &mut Timings) -> Result<World, Error> {
+    let mut world = World::new(config.world.meta());
+    timings.run("mesh", || run_stage("mesh", &mut world, config))?;
+    Ok(world)
+}
+
+/// Every stage after the mesh, on a world from [`generate_mesh`] made with the same seed, cell
+/// count, map size and mesh parameters. The world's other fixed parts (water level, metres)
+/// are taken from `config`. Does not validate: call [`Config::validate`] first.
+pub fn generate_rest(
+    config: &Config,
+    world: &mut World,
+    timings: &mut Timings,
+) -> Result<(), Error> {
+    generate_rest_until(config, world, timings, None)
+}
+
+/// [`generate_rest`], stopping before stage `until` (one of [`STAGES`]; `None` runs them all):
+/// the playground skips flora while flora is not shown.
+pub fn generate_rest_until(
+    config: &Config,
+    world: &mut World,
+    timings: &mut Timings,
+    until: Option<&str>,
+) -> Result<(), Error> {
+    generate_rest_observed(config, world, timings, until, &mut |_| {})
+}
+
+fn generate_rest_observed(
+    config: &Config,
+    world: &mut World,
+    timings: &mut Timings,
+    until: Option<&str>,
+    on_stage: &mut dyn FnMut(&'static str),
+) -> Result<(), Error> {
+    world.meta = config.world.meta();
+    for &stage in STAGES.iter().skip(1).take_while(|&&s| Some(s) != until) {
+        on_stage(stage);
+        timings.run(stage, || run_stage(stage, world, config))?;
+    }
+    Ok(())
 }
 
 /// Runs one stage on a world that holds what the stage reads (a fresh world for `mesh`; a

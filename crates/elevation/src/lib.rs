@@ -36,6 +36,7 @@
 //! ```
 
 pub mod anchors;
+mod classic;
 pub mod noise;
 pub mod raster;
 pub mod shape;
@@ -47,6 +48,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use anchors::Layout;
+pub use classic::{ClassicParams, ClassicSource, run_classic};
 pub use noise::{Basis, Fbm, FbmParams};
 pub use raster::{CornerSeed, DiamondSquare};
 pub use shape::PowerCurve;
@@ -256,7 +258,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
                 .and(mesh.region_xy.axis_iter(Axis(0)))
                 .par_for_each(|o, p| {
                     let n01 = f64::from(raster::sample_bilinear(
-                        r,
+                        r.view(),
                         meta.width,
                         meta.height,
                         p[0],

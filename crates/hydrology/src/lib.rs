@@ -32,7 +32,10 @@
 //! # Ok::<(), orogen_hydrology::raster::RasterError>(())
 //! ```
 
+mod classic;
 mod error;
 pub mod raster;
+
+pub use classic::run_classic;
 
 pub use error::Error;

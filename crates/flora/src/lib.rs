@@ -34,6 +34,7 @@
 //! # Ok::<(), orogen_flora::Error>(())
 //! ```
 
+mod classic;
 mod colonize;
 mod disc;
 mod error;
@@ -43,6 +44,7 @@ mod placement;
 mod species;
 mod stage;
 
+pub use classic::{ClassicTreeParams, ClassicTrees, classic_trees, run_classic};
 pub use colonize::{GrowthParams, Skeleton, Stop, grow, grow_2d, grow_3d, pipe_radii};
 pub use disc::{DiscPoint, variable_poisson};
 pub use error::Error;

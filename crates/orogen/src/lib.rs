@@ -15,12 +15,14 @@
 //! # Ok::<(), orogen::Error>(())
 //! ```
 
+mod classic;
 mod config;
 pub mod dem;
 mod error;
 mod outputs;
 mod pipeline;
 
+pub use classic::{CLASSIC_STAGES, ClassicParams, Preset};
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;
 pub use outputs::write_outputs;

@@ -44,6 +44,9 @@ pub fn generate(config: &Config) -> Result<World, Error> {
 /// [`generate`], also returning the wall time of each stage.
 pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     config.validate()?;
+    if config.preset == crate::Preset::Classic {
+        return crate::classic::generate(config);
+    }
     let mut timings = Timings::default();
     let mut world = World::new(config.world.meta());
     timings.run("mesh", || {

@@ -13,7 +13,9 @@ pub const STAGE: &str = "hydrology";
 /// one list per river, each value a cell index `row * cols + col` of the raster, from the source
 /// down. Sources and paths are [`trace_rivers`]'s, drawn from the stage's Xoshiro256++.
 pub fn run_classic(world: &mut World, params: &TraceParams) -> Result<(), Error> {
-    params.validate().map_err(|e| e.prefixed("classic.rivers."))?;
+    params
+        .validate()
+        .map_err(|e| e.prefixed("classic.rivers."))?;
     let dem = world.view2::<f32>("raster_elevation")?;
     let cols = dem.ncols();
     let mut rng = seed::stage_rng(world.meta.seed, STAGE);
@@ -50,7 +52,10 @@ mod tests {
         });
         let mut world = World::new(WorldMeta::default());
         let params = TraceParams::default();
-        assert!(run_classic(&mut world, &params).is_err(), "needs the raster");
+        assert!(
+            run_classic(&mut world, &params).is_err(),
+            "needs the raster"
+        );
         world
             .set_layer("raster_elevation", Domain::Raster, dem.clone().into_dyn())
             .unwrap();
@@ -71,6 +76,9 @@ mod tests {
             ..TraceParams::default()
         };
         let err = run_classic(&mut world, &bad).unwrap_err();
-        assert!(err.to_string().contains("classic.rivers.max_steps"), "{err}");
+        assert!(
+            err.to_string().contains("classic.rivers.max_steps"),
+            "{err}"
+        );
     }
 }

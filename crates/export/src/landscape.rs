@@ -322,20 +322,45 @@ fn shade_grid(e: ArrayView2<'_, f32>, w: f64, h: f64, style: &LandscapeStyle) ->
     })
 }
 
-/// Blends `color` at `alpha x coverage` over every pixel of `cover` (then clears it).
-fn composite(
-    rgb: &mut [[f32; 3]],
-    cover: &mut [f32],
-    touched: &[usize],
-    color: [f32; 3],
-    alpha: f32,
-) {
-    for &idx in touched {
-        let a = cover[idx] * alpha;
-        if a > 0.0 {
-            rgb[idx] = mix(rgb[idx], color, a);
+/// A coverage buffer over the image: shapes add coverage (the maximum, so overlapping pieces
+/// of one shape blend once), then the shape is composited and the buffer cleared.
+struct Coverage {
+    nx: usize,
+    ny: usize,
+    cover: Vec<f32>,
+    touched: Vec<usize>,
+}
+
+impl Coverage {
+    fn new(nx: usize, ny: usize) -> Self {
+        Coverage {
+            nx,
+            ny,
+            cover: vec![0.0; nx * ny],
+            touched: Vec::new(),
         }
-        cover[idx] = 0.0;
+    }
+
+    /// Adds an anti-aliased segment (a disc when `pa == pb`) `2 half` pixels wide.
+    fn segment(&mut self, pa: (f64, f64), pb: (f64, f64), half: f64) {
+        let (cover, touched) = (&mut self.cover, &mut self.touched);
+        segment_coverage(self.nx, self.ny, pa, pb, half, |idx, c| {
+            if cover[idx] == 0.0 {
+                touched.push(idx);
+            }
+            cover[idx] = cover[idx].max(c);
+        });
+    }
+
+    /// Blends `color(pixel)` at `alpha x coverage` over every covered pixel, then clears.
+    fn composite(&mut self, rgb: &mut [[f32; 3]], alpha: f32, color: impl Fn(usize) -> [f32; 3]) {
+        for idx in self.touched.drain(..) {
+            let a = self.cover[idx] * alpha;
+            if a > 0.0 {
+                rgb[idx] = mix(rgb[idx], color(idx), a);
+            }
+            self.cover[idx] = 0.0;
+        }
     }
 }
 
@@ -383,8 +408,7 @@ fn draw_rivers(
     let cells = world.view1::<u32>("classic_rivers")?;
     let (w, h) = (world.meta.width, world.meta.height);
     let (nx, ny) = (grid.nx, grid.ny);
-    let mut cover = vec![0.0f32; nx * ny];
-    let mut touched = Vec::new();
+    let mut cover = Coverage::new(nx, ny);
     let half = style.river_width_px * 0.5;
     for pair in offsets.windows(2) {
         let (a, b) = (pair[0] as usize, pair[1] as usize);
@@ -414,22 +438,11 @@ fn draw_rivers(
             continue;
         }
         let curve = catmull_rom(&pts);
-        touched.clear();
         for seg in curve.windows(2) {
-            segment_coverage(nx, ny, seg[0], seg[1], half, |idx, c| {
-                if cover[idx] == 0.0 {
-                    touched.push(idx);
-                }
-                cover[idx] = cover[idx].max(c);
-            });
+            cover.segment(seg[0], seg[1], half);
         }
-        composite(
-            rgb,
-            &mut cover,
-            &touched,
-            style.river_color.rgb(),
-            style.river_alpha,
-        );
+        let color = style.river_color.rgb();
+        cover.composite(rgb, style.river_alpha, |_| color);
     }
     Ok(())
 }
@@ -511,9 +524,7 @@ fn draw_trees(
             .total_cmp(&xy[[b, 1]])
             .then(xy[[a, 0]].total_cmp(&xy[[b, 0]]))
     });
-    let mut cover = vec![0.0f32; nx * ny];
-    let mut touched = Vec::new();
-    let mut leaf = Vec::new();
+    let mut cover = Coverage::new(nx, ny);
     let (wood, dark, light) = (
         style.wood_color.rgb(),
         style.leaf_dark.rgb(),
@@ -531,60 +542,33 @@ fn draw_trees(
         let crown = f64::from(size[k]) * px_per_unit;
         let s = crown / f64::from(widths[m]);
         let at = |p: &[f32; 3]| (fx + f64::from(p[0]) * s, fy - f64::from(p[1]) * s);
-        // Shadow: a flat disc row to the south-east of the foot.
+        // Shadow: a flat smear to the south-east of the foot.
         if style.tree_shadow > 0.0 {
-            touched.clear();
-            let r = 0.35 * crown;
             let a = (fx + 0.2 * crown, fy + 0.1 * crown);
             let b = (fx + 0.8 * crown, fy + 0.1 * crown);
-            segment_coverage(nx, ny, a, b, r * 0.5, |idx, c| {
-                if cover[idx] == 0.0 {
-                    touched.push(idx);
-                }
-                cover[idx] = cover[idx].max(c);
-            });
-            composite(rgb, &mut cover, &touched, [0.0; 3], style.tree_shadow);
+            cover.segment(a, b, 0.175 * crown);
+            cover.composite(rgb, style.tree_shadow, |_| [0.0; 3]);
         }
         // Wood: every branch, at least a thin line.
-        touched.clear();
         for (i, p) in pts.iter().enumerate() {
-            if par[i] < 0 {
-                continue;
+            if par[i] >= 0 {
+                let q = &pts[par[i] as usize];
+                cover.segment(at(q), at(p), (f64::from(p[2]) * s).max(0.3));
             }
-            let q = &pts[par[i] as usize];
-            let half = (f64::from(p[2]) * s).max(0.3);
-            segment_coverage(nx, ny, at(q), at(p), half, |idx, c| {
-                if cover[idx] == 0.0 {
-                    touched.push(idx);
-                }
-                cover[idx] = cover[idx].max(c);
-            });
         }
-        composite(rgb, &mut cover, &touched, wood, 1.0);
-        // Leaves: discs on the twigs (nodes above the trunk's fork), lit from the north-west.
+        cover.composite(rgb, 1.0, |_| wood);
+        // Leaves: discs on the crown's nodes, lit from the north-west.
         let top = pts.iter().fold(0.0f32, |t, p| t.max(p[1]));
         let (cx, cy) = (fx, fy - f64::from(top) * s * 0.6);
         let leaf_r = (crown * 0.14).max(0.6);
-        touched.clear();
-        leaf.clear();
         for p in pts.iter().filter(|p| p[1] > 0.25 * top) {
-            segment_coverage(nx, ny, at(p), at(p), leaf_r, |idx, c| {
-                if cover[idx] == 0.0 {
-                    touched.push(idx);
-                }
-                cover[idx] = cover[idx].max(c);
-            });
+            cover.segment(at(p), at(p), leaf_r);
         }
-        for &idx in &touched {
+        cover.composite(rgb, style.leaf_alpha, |idx| {
             let (i, j) = ((idx % nx) as f64, (idx / nx) as f64);
             let t = (0.5 - ((i - cx) + (j - cy)) / crown.max(1.0) * 0.9).clamp(0.0, 1.0);
-            leaf.push((idx, mix(dark, light, t as f32)));
-        }
-        for &(idx, color) in &leaf {
-            let a = cover[idx] * style.leaf_alpha;
-            rgb[idx] = mix(rgb[idx], color, a);
-            cover[idx] = 0.0;
-        }
+            mix(dark, light, t as f32)
+        });
     }
     Ok(())
 }

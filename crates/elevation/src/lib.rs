@@ -18,7 +18,8 @@
 //!
 //! [`run`] adapts them to the pipeline: it reads the mesh and writes `region_elevation`,
 //! `corner_elevation` (f32), `region_water` (u8) and `land_anchors` (f64, n x 2), and
-//! `raster_elevation` when a raster source is asked for ([`RasterParams`]).
+//! `raster_elevation` when a raster source is asked for ([`RasterParams`]). [`run_classic`]
+//! writes only `raster_elevation` (no mesh needed), for the classic landscape.
 //!
 //! ```
 //! use ndarray::arr2;

@@ -14,6 +14,9 @@
 //!   when present) and writes the instance layers `flora_xy`, `flora_species`, `flora_size`,
 //!   `flora_model`, `flora_seed` and the model skeletons `tree_nodes`, `tree_parent`,
 //!   `tree_nodes_2d`, `tree_parent_2d`, `tree_model_species`.
+//! - [`classic_trees`] (and its adapter [`run_classic`]) are the classic raster landscape's
+//!   trees: Poisson disc in an elevation band of `raster_elevation`, sized by elevation, with a
+//!   few space-colonised 2-D silhouettes (layers `classic_tree_*`).
 //!
 //! ```
 //! use orogen_flora::{GrowthParams, grow_3d};

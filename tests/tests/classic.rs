@@ -7,8 +7,10 @@ use orogen_world::World;
 use orogen_world::interp::sample_bilinear;
 
 fn config(seed: u64) -> Config {
-    let mut config = Config::default();
-    config.preset = Preset::Classic;
+    let mut config = Config {
+        preset: Preset::Classic,
+        ..Config::default()
+    };
     config.world.seed = seed;
     config
 }

@@ -18,7 +18,8 @@
 //!
 //! [`run`] adapts them to the pipeline: it reads the mesh and writes `region_elevation`,
 //! `corner_elevation` (f32), `region_water` (u8) and `land_anchors` (f64, n x 2), and
-//! `raster_elevation` when a raster source is asked for ([`RasterParams`]).
+//! `raster_elevation` when a raster source is asked for ([`RasterParams`]). [`run_classic`]
+//! writes only `raster_elevation` (no mesh needed), for the classic landscape.
 //!
 //! ```
 //! use ndarray::arr2;
@@ -36,6 +37,7 @@
 //! ```
 
 pub mod anchors;
+mod classic;
 pub mod noise;
 pub mod raster;
 pub mod shape;
@@ -47,6 +49,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use anchors::Layout;
+pub use classic::{ClassicParams, ClassicSource, run_classic};
 pub use noise::{Basis, Fbm, FbmParams};
 pub use raster::{CornerSeed, DiamondSquare};
 pub use shape::PowerCurve;
@@ -256,7 +259,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
                 .and(mesh.region_xy.axis_iter(Axis(0)))
                 .par_for_each(|o, p| {
                     let n01 = f64::from(raster::sample_bilinear(
-                        r,
+                        r.view(),
                         meta.width,
                         meta.height,
                         p[0],

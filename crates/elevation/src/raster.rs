@@ -208,19 +208,7 @@ pub fn fbm_raster(
     Ok(out)
 }
 
-/// Bilinear sample of a raster whose pixel (col, row) sits at map point
-/// `(col W / (nx - 1), row H / (ny - 1))` (vertex sampling), clamped at the edges.
-pub fn sample_bilinear(raster: &Array2<f32>, width: f64, height: f64, x: f64, y: f64) -> f32 {
-    let (ny, nx) = raster.dim();
-    let fx = (x / width * (nx - 1) as f64).clamp(0.0, (nx - 1) as f64);
-    let fy = (y / height * (ny - 1) as f64).clamp(0.0, (ny - 1) as f64);
-    let (c0, r0) = (fx.floor() as usize, fy.floor() as usize);
-    let (c1, r1) = ((c0 + 1).min(nx - 1), (r0 + 1).min(ny - 1));
-    let (tx, ty) = ((fx - c0 as f64) as f32, (fy - r0 as f64) as f32);
-    let top = raster[[r0, c0]] * (1.0 - tx) + raster[[r0, c1]] * tx;
-    let bottom = raster[[r1, c0]] * (1.0 - tx) + raster[[r1, c1]] * tx;
-    top * (1.0 - ty) + bottom * ty
-}
+pub use orogen_world::interp::sample_bilinear;
 
 #[cfg(test)]
 mod tests {
@@ -300,9 +288,9 @@ mod tests {
         normalize01(&mut a);
         assert_eq!(a[[0, 0]], 0.0);
         assert_eq!(a[[2, 2]], 1.0);
-        let mid = sample_bilinear(&a, 1.0, 1.0, 0.25, 0.25);
+        let mid = sample_bilinear(a.view(), 1.0, 1.0, 0.25, 0.25);
         assert!((mid - 0.25).abs() < 1e-6, "{mid}");
-        assert_eq!(sample_bilinear(&a, 1.0, 1.0, 1.0, 1.0), 1.0);
+        assert_eq!(sample_bilinear(a.view(), 1.0, 1.0, 1.0, 1.0), 1.0);
     }
 
     #[test]

@@ -405,36 +405,13 @@ fn stamp_segment(
     half: f64,
     color: Rgb,
 ) {
-    let r = half + 0.5;
-    let xmin = (pa.0.min(pb.0) - r).floor().max(0.0);
-    let xmax = (pa.0.max(pb.0) + r).ceil().min((nx - 1) as f64);
-    let ymin = (pa.1.min(pb.1) - r).floor().max(0.0);
-    let ymax = (pa.1.max(pb.1) + r).ceil().min((ny - 1) as f64);
-    if xmin > xmax || ymin > ymax {
-        return;
-    }
-    let (dx, dy) = (pb.0 - pa.0, pb.1 - pa.1);
-    let len2 = dx * dx + dy * dy;
-    for j in ymin as usize..=ymax as usize {
-        for i in xmin as usize..=xmax as usize {
-            let (x, y) = (i as f64, j as f64);
-            let t = if len2 > 0.0 {
-                (((x - pa.0) * dx + (y - pa.1) * dy) / len2).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let (qx, qy) = (pa.0 + t * dx - x, pa.1 + t * dy - y);
-            let d = (qx * qx + qy * qy).sqrt();
-            let cover = (r - d).clamp(0.0, 1.0) as f32;
-            if cover > 0.0 {
-                let px = &mut rgb[j * nx + i];
-                for c in 0..3 {
-                    let v = f32::from(px[c]) / 255.0 * (1.0 - cover) + color[c] * cover;
-                    px[c] = to_u8(v);
-                }
-            }
+    crate::draw::segment_coverage(nx, ny, pa, pb, half, |idx, cover| {
+        let px = &mut rgb[idx];
+        for c in 0..3 {
+            let v = f32::from(px[c]) / 255.0 * (1.0 - cover) + color[c] * cover;
+            px[c] = to_u8(v);
         }
-    }
+    });
 }
 
 /// Paints the flat biome map (`ny x nx x 3`, 8-bit RGB): each pixel the colour (`colors`,

@@ -21,10 +21,12 @@
 
 pub mod atomic;
 pub mod colormap;
+mod draw;
 mod error;
 pub mod grid;
 pub mod heightmap;
 pub mod heights;
+pub mod landscape;
 pub mod mesh_png;
 pub mod npy;
 pub mod png;

@@ -14,6 +14,9 @@
 //!   when present) and writes the instance layers `flora_xy`, `flora_species`, `flora_size`,
 //!   `flora_model`, `flora_seed` and the model skeletons `tree_nodes`, `tree_parent`,
 //!   `tree_nodes_2d`, `tree_parent_2d`, `tree_model_species`.
+//! - [`classic_trees`] (and its adapter [`run_classic`]) are the classic raster landscape's
+//!   trees: Poisson disc in an elevation band of `raster_elevation`, sized by elevation, with a
+//!   few space-colonised 2-D silhouettes (layers `classic_tree_*`).
 //!
 //! ```
 //! use orogen_flora::{GrowthParams, grow_3d};
@@ -34,6 +37,7 @@
 //! # Ok::<(), orogen_flora::Error>(())
 //! ```
 
+mod classic;
 mod colonize;
 mod error;
 mod locate;
@@ -42,6 +46,7 @@ mod placement;
 mod species;
 mod stage;
 
+pub use classic::{ClassicTreeParams, ClassicTrees, classic_trees, run_classic};
 pub use colonize::{GrowthParams, Skeleton, Stop, grow, grow_2d, grow_3d, pipe_radii};
 pub use error::Error;
 pub use locate::{DiscMask, SegmentMask, SiteLocator, segment_distance};

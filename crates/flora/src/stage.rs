@@ -235,31 +235,35 @@ fn write_instances(world: &mut World, inst: &Instances) -> Result<(), Error> {
     Ok(())
 }
 
-fn write_models(world: &mut World, models: &[TreeModel]) -> Result<(), Error> {
-    fn ragged<const D: usize>(
-        skeletons: &[&crate::Skeleton<D>],
-    ) -> (Array1<u32>, Array2<f32>, Array1<i32>) {
-        let mut offsets = vec![0u32];
-        let total: usize = skeletons.iter().map(|s| s.nodes.len()).sum();
-        let mut rows = Array2::<f32>::zeros((total, D + 1));
-        let mut parent = Vec::with_capacity(total);
-        let mut row = 0;
-        for sk in skeletons {
-            for (i, p) in sk.nodes.iter().enumerate() {
-                for k in 0..D {
-                    rows[[row, k]] = p[k] as f32;
-                }
-                rows[[row, D]] = sk.radius[i] as f32;
-                parent.push(sk.parent[i].map_or(-1, |p| p as i32));
-                row += 1;
+/// Skeletons as ragged layer parts: offsets (one list per skeleton), rows `(coords.., radius)`
+/// and the parent within the skeleton (-1 at the root).
+pub(crate) fn skeleton_rows<const D: usize>(
+    skeletons: &[&crate::Skeleton<D>],
+) -> (Array1<u32>, Array2<f32>, Array1<i32>) {
+    let mut offsets = vec![0u32];
+    let total: usize = skeletons.iter().map(|s| s.nodes.len()).sum();
+    let mut rows = Array2::<f32>::zeros((total, D + 1));
+    let mut parent = Vec::with_capacity(total);
+    let mut row = 0;
+    for sk in skeletons {
+        for (i, p) in sk.nodes.iter().enumerate() {
+            for k in 0..D {
+                rows[[row, k]] = p[k] as f32;
             }
-            offsets.push(row as u32);
+            rows[[row, D]] = sk.radius[i] as f32;
+            parent.push(sk.parent[i].map_or(-1, |p| p as i32));
+            row += 1;
         }
-        (Array1::from(offsets), rows, Array1::from(parent))
+        offsets.push(row as u32);
     }
+    (Array1::from(offsets), rows, Array1::from(parent))
+}
+
+fn write_models(world: &mut World, models: &[TreeModel]) -> Result<(), Error> {
     let s3: Vec<_> = models.iter().map(|m| &m.skeleton_3d).collect();
     let s2: Vec<_> = models.iter().map(|m| &m.skeleton_2d).collect();
-    for (suffix, (offsets, rows, parent)) in [("", ragged(&s3)), ("_2d", ragged(&s2))] {
+    for (suffix, (offsets, rows, parent)) in [("", skeleton_rows(&s3)), ("_2d", skeleton_rows(&s2))]
+    {
         world.insert_layer(
             &format!("tree_nodes{suffix}"),
             Layer::ragged(Domain::Free, offsets.clone(), rows.into_dyn()),

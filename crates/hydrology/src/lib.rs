@@ -9,6 +9,8 @@
 //! its epsilon variant that leaves every interior cell a strictly lower neighbour, steepest-slope
 //! D8 receivers, flow accumulation (parallel with rayon, the same bytes for any thread count),
 //! and steepest-descent river tracing for the classic raster landscape. NaN cells are NoData.
+//! [`run_classic`] traces the classic landscape's rivers on the `raster_elevation` layer into
+//! `classic_rivers` (ragged raster cell ids).
 //!
 //! ```
 //! use ndarray::array;
@@ -36,8 +38,11 @@
 //! # Ok::<(), orogen_hydrology::raster::RasterError>(())
 //! ```
 
+mod classic;
 mod error;
 pub mod graph;
 pub mod raster;
+
+pub use classic::run_classic;
 
 pub use error::Error;

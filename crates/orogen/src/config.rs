@@ -25,6 +25,10 @@ pub struct Config {
     pub biome: orogen_biome::Params,
     /// Flora: species, biome table, tree growth and placement.
     pub flora: orogen_flora::Params,
+    /// Which pipeline runs: `mesh` (default) or `classic` (the raster landscape).
+    pub preset: crate::Preset,
+    /// The classic raster landscape's stages and painting (used by `preset = "classic"`).
+    pub classic: crate::ClassicParams,
 }
 
 /// World-wide parameters every stage reads.
@@ -129,14 +133,19 @@ impl ExportParams {
 }
 
 /// A generous estimate of the peak memory of a run, in bytes: about 1.5 KiB per cell (mesh,
-/// Lloyd buffers, layers) and 40 bytes per output pixel (float masters, colour buffers, encoders).
+/// Lloyd buffers, layers; 8 bytes per heightmap sample for the classic preset) and 40 bytes per
+/// output pixel (float masters, colour buffers, encoders).
 pub fn memory_estimate_bytes(config: &Config) -> f64 {
-    let cells = config.world.cells as f64;
+    // The classic preset has no mesh: its heightmap (f32) and a copy instead.
+    let stage_bytes = match config.preset {
+        crate::Preset::Mesh => config.world.cells as f64 * 1536.0,
+        crate::Preset::Classic => (config.classic.elevation.size as f64).powi(2) * 8.0,
+    };
     let nx = config.export.resolution as f64;
     let ny = (nx * config.world.height / config.world.width)
         .round()
         .max(1.0);
-    cells * 1536.0 + nx * ny * 40.0 + 64.0 * 1024.0 * 1024.0
+    stage_bytes + nx * ny * 40.0 + 64.0 * 1024.0 * 1024.0
 }
 
 /// The memory this machine can give, from `/proc/meminfo` (MemAvailable), or 4 GiB where that
@@ -164,6 +173,15 @@ impl Config {
             .validate_for_map(self.world.width, self.world.height)?;
         self.biome.validate()?;
         self.flora.validate()?;
+        self.classic.validate()?;
+        if self.preset == crate::Preset::Classic && self.world.width != self.world.height {
+            return Err(orogen_world::params::ParamError::new(
+                "size",
+                format!("{}x{}", self.world.width, self.world.height),
+                "a square map for the classic preset (its heightmap is a 2^n + 1 vertex grid)",
+            )
+            .into());
+        }
         let need = memory_estimate_bytes(self);
         let have = available_memory_bytes();
         if need > have {

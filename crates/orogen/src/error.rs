@@ -31,6 +31,9 @@ pub enum Error {
     /// The elevation stage failed.
     #[error("elevation: {0}")]
     Elevation(#[from] orogen_elevation::Error),
+    /// The hydrology stage failed.
+    #[error("hydrology: {0}")]
+    Hydrology(#[from] orogen_hydrology::Error),
     /// The flora stage failed.
     #[error(transparent)]
     Flora(#[from] orogen_flora::Error),
@@ -53,6 +56,7 @@ impl Error {
             Error::Biome(e) => matches!(e, orogen_biome::Error::Param(_)),
             Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
             Error::Elevation(e) => matches!(e, orogen_elevation::Error::Param(_)),
+            Error::Hydrology(e) => matches!(e, orogen_hydrology::Error::Param(_)),
             Error::Flora(e) => matches!(e, orogen_flora::Error::Param(_)),
         }
     }

@@ -15,6 +15,7 @@
 //! # Ok::<(), orogen::Error>(())
 //! ```
 
+mod classic;
 mod config;
 pub mod dem;
 mod error;
@@ -23,6 +24,7 @@ mod pipeline;
 pub mod profile;
 pub mod serve;
 
+pub use classic::{CLASSIC_STAGES, ClassicParams, Preset};
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;
 pub use outputs::write_outputs;

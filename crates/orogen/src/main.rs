@@ -125,6 +125,44 @@ struct GenerateArgs {
     biome: BiomeArgs,
     #[command(flatten)]
     flora: FloraArgs,
+    #[command(flatten)]
+    classic: ClassicArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Classic landscape")]
+struct ClassicArgs {
+    /// Pipeline: mesh (the polygon map) or classic (the raster landscape of the second
+    /// article: heightmap, rivers, trees, landscape.png) [default: mesh]
+    #[arg(long, value_parser = parse_preset)]
+    preset: Option<orogen::Preset>,
+    /// Classic heightmap source: diamond-square or fbm [default: diamond-square]
+    #[arg(long, value_parser = parse_classic_source)]
+    classic_source: Option<orogen_elevation::ClassicSource>,
+    /// Classic heightmap side, 2^n + 1 [default: 257] [range: 3..=8193]
+    #[arg(long)]
+    classic_size: Option<usize>,
+    /// Diamond-square roughness, halved each level [default: 0.65] [range: 0..=10]
+    #[arg(long)]
+    roughness: Option<f32>,
+    /// Number of classic rivers [default: 6] [range: 0..=100000]
+    #[arg(long)]
+    rivers: Option<usize>,
+    /// Minimum distance between classic trees, pixels of a 1024 canvas [default: 18] [range: 1..=10000]
+    #[arg(long)]
+    tree_spacing: Option<f64>,
+}
+
+fn parse_preset(text: &str) -> Result<orogen::Preset, String> {
+    orogen::Preset::parse(text).ok_or_else(|| format!("`{text}`: expected mesh or classic"))
+}
+
+fn parse_classic_source(text: &str) -> Result<orogen_elevation::ClassicSource, String> {
+    match text {
+        "diamond-square" => Ok(orogen_elevation::ClassicSource::DiamondSquare),
+        "fbm" => Ok(orogen_elevation::ClassicSource::Fbm),
+        other => Err(format!("`{other}`: expected diamond-square or fbm")),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -410,6 +448,14 @@ impl GenerateArgs {
         }
         set(&mut config.flora.density_scale, self.flora.flora_density);
         set(&mut config.flora.models_per_species, self.flora.tree_models);
+        let c = &self.classic;
+        set(&mut config.preset, c.preset);
+        let classic = &mut config.classic;
+        set(&mut classic.elevation.source, c.classic_source);
+        set(&mut classic.elevation.size, c.classic_size);
+        set(&mut classic.elevation.roughness, c.roughness);
+        set(&mut classic.rivers.count, c.rivers);
+        set(&mut classic.trees.spacing_px, c.tree_spacing);
         for assignment in &self.set {
             let (key, value) = assignment.split_once('=').ok_or_else(|| Error::Config {
                 path: format!("--set {assignment}"),

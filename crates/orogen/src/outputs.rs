@@ -33,6 +33,9 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     }
     let mut sampling = None;
     let mut height_mapping = None;
+    if config.preset == crate::Preset::Classic {
+        sampling = Some(write_landscape(world, config, &mut out)?);
+    }
     if world.has_layer("region_elevation") {
         let grid = PixelGrid::centres(
             config.export.resolution,
@@ -99,4 +102,20 @@ fn write_biome_outputs(world: &World, config: &Config, out: &mut OutDir) -> Resu
     let flat = colormap::biome_map(world, &grid, &palette.by_id())?;
     out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
     Ok(())
+}
+
+/// `landscape.png`: the classic raster landscape, `export.resolution` pixels wide.
+fn write_landscape(
+    world: &World,
+    config: &Config,
+    out: &mut OutDir,
+) -> Result<SamplingJson, Error> {
+    let grid = PixelGrid::centres(
+        config.export.resolution,
+        world.meta.width,
+        world.meta.height,
+    )?;
+    let image = orogen_export::landscape::landscape(world, &grid, &config.classic.paint)?;
+    out.write("landscape.png", |w| png::write_rgb8(w, image.view()))?;
+    Ok(SamplingJson::from(&grid))
 }

@@ -53,6 +53,9 @@ pub fn generate_observed(
     on_stage: &mut dyn FnMut(&'static str),
 ) -> Result<(World, Timings), Error> {
     config.validate()?;
+    if config.preset == crate::Preset::Classic {
+        return crate::classic::generate(config);
+    }
     let mut timings = Timings::default();
     on_stage(STAGES[0]);
     let mut world = generate_mesh(config, &mut timings)?;

@@ -290,6 +290,26 @@ fn fill_gaps(chunk: &mut ndarray::ArrayViewMut2<'_, f32>) {
     }
 }
 
+/// Bilinear sample of a raster whose pixel (col, row) sits at map point
+/// `(col W / (nx - 1), row H / (ny - 1))` (vertex sampling), clamped at the edges.
+pub fn sample_bilinear(
+    raster: ArrayView2<'_, f32>,
+    width: f64,
+    height: f64,
+    x: f64,
+    y: f64,
+) -> f32 {
+    let (ny, nx) = raster.dim();
+    let fx = (x / width * (nx - 1) as f64).clamp(0.0, (nx - 1) as f64);
+    let fy = (y / height * (ny - 1) as f64).clamp(0.0, (ny - 1) as f64);
+    let (c0, r0) = (fx.floor() as usize, fy.floor() as usize);
+    let (c1, r1) = ((c0 + 1).min(nx - 1), (r0 + 1).min(ny - 1));
+    let (tx, ty) = ((fx - c0 as f64) as f32, (fy - r0 as f64) as f32);
+    let top = raster[[r0, c0]] * (1.0 - tx) + raster[[r0, c1]] * tx;
+    let bottom = raster[[r1, c0]] * (1.0 - tx) + raster[[r1, c1]] * tx;
+    top * (1.0 - ty) + bottom * ty
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

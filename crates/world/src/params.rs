@@ -35,6 +35,13 @@ impl ParamError {
             allowed: allowed.into(),
         }
     }
+
+    /// The same error with `prefix` before the parameter's name (`classic.rivers.` + `count`),
+    /// for params nested in a bigger config.
+    pub fn prefixed(mut self, prefix: &str) -> Self {
+        self.param = format!("{prefix}{}", self.param);
+        self
+    }
 }
 
 /// Checks `min <= value <= max`. NaN is never in range.

@@ -1,0 +1,84 @@
+//! The classic raster landscape (the second article): a diamond-square or fBm heightmap, rivers
+//! traced by steepest descent, trees by Poisson disc with space-colonised silhouettes, painted
+//! as `landscape.png`. `--preset classic` runs these stages instead of the mesh ones.
+
+use orogen_world::World;
+use orogen_world::params::ParamError;
+use serde::{Deserialize, Serialize};
+
+use crate::pipeline::Timings;
+use crate::{Config, Error};
+
+/// Which pipeline a run uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// The polygon map: mesh, elevation, biome, flora (default).
+    #[default]
+    Mesh,
+    /// The classic raster landscape: [`CLASSIC_STAGES`].
+    Classic,
+}
+
+impl Preset {
+    /// Parses `mesh` or `classic`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "mesh" => Some(Preset::Mesh),
+            "classic" => Some(Preset::Classic),
+            _ => None,
+        }
+    }
+}
+
+/// The classic stages in the order they run: the heightmap, its rivers, its trees.
+pub const CLASSIC_STAGES: &[&str] = &["elevation", "hydrology", "flora"];
+
+/// The classic landscape's parameters, the article's numbers as defaults. The map must be
+/// square; the image is `export.resolution` pixels wide (1024 by default).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClassicParams {
+    /// The heightmap: diamond-square 257 x 257, corners 0.5, roughness 0.65 (or fBm).
+    pub elevation: orogen_elevation::ClassicParams,
+    /// The rivers: 6, from cells above 0.75 (500 tries), at most 300 steps, down to 0.36.
+    pub rivers: orogen_hydrology::raster::TraceParams,
+    /// The trees: Poisson disc r = 18 px on a 1024 canvas, k = 30, elevation 0.43 ..= 0.72,
+    /// 3 ..= 8 px.
+    pub trees: orogen_flora::ClassicTreeParams,
+    /// How `landscape.png` is painted: the article's bands and colours.
+    pub paint: orogen_export::landscape::LandscapeStyle,
+}
+
+impl ClassicParams {
+    /// Checks every field; parameter names start with `classic.`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.elevation.validate()?;
+        self.rivers
+            .validate()
+            .map_err(|e| e.prefixed("classic.rivers."))?;
+        self.trees.validate()?;
+        self.paint.validate()?;
+        Ok(())
+    }
+}
+
+/// Runs the classic stages on a new world (no mesh); `config` is already validated.
+pub(crate) fn generate(config: &Config) -> Result<(World, Timings), Error> {
+    let classic = &config.classic;
+    let mut timings = Timings::default();
+    let mut world = World::new(config.world.meta());
+    timings.run("elevation", || {
+        Ok(orogen_elevation::run_classic(
+            &mut world,
+            &classic.elevation,
+        )?)
+    })?;
+    timings.run("hydrology", || {
+        Ok(orogen_hydrology::run_classic(&mut world, &classic.rivers)?)
+    })?;
+    timings.run("flora", || {
+        Ok(orogen_flora::run_classic(&mut world, &classic.trees)?)
+    })?;
+    Ok((world, timings))
+}

@@ -135,3 +135,47 @@ fn profile_prints_figures_for_every_stage() {
     let out = orogen(&["profile", "nonsense"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn every_preset_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, _) in orogen::presets::PRESETS {
+        let dir = tmp.path().join(name);
+        let out = orogen(&[
+            "generate",
+            "--quiet",
+            "--preset",
+            name,
+            "--cells",
+            "2000",
+            "--resolution",
+            "128",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let sidecar: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("world.json")).unwrap()).unwrap();
+        let image = if *name == "classic" {
+            "landscape.png"
+        } else {
+            "colormap.png"
+        };
+        assert!(dir.join(image).exists(), "{name} wrote no {image}");
+        assert_eq!(
+            sidecar["config"],
+            serde_json::to_value({
+                let mut c = orogen::presets::preset(name).unwrap();
+                c.world.cells = 2000;
+                c.export.resolution = 128;
+                c
+            })
+            .unwrap(),
+            "{name}: the run used another config than the preset's"
+        );
+    }
+}

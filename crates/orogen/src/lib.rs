@@ -21,6 +21,7 @@ pub mod dem;
 mod error;
 mod outputs;
 mod pipeline;
+pub mod presets;
 pub mod profile;
 pub mod serve;
 

@@ -132,10 +132,11 @@ struct GenerateArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Classic landscape")]
 struct ClassicArgs {
-    /// Pipeline: mesh (the polygon map) or classic (the raster landscape of the second
-    /// article: heightmap, rivers, trees, landscape.png) [default: mesh]
+    /// Start from a named preset: default, reference (the reference program's defaults),
+    /// classic (the raster landscape of the second article: heightmap, rivers, trees,
+    /// landscape.png), archipelago, continent [default: default]
     #[arg(long, value_parser = parse_preset)]
-    preset: Option<orogen::Preset>,
+    preset: Option<String>,
     /// Classic heightmap source: diamond-square or fbm [default: diamond-square]
     #[arg(long, value_parser = parse_classic_source)]
     classic_source: Option<orogen_elevation::ClassicSource>,
@@ -153,8 +154,10 @@ struct ClassicArgs {
     tree_spacing: Option<f64>,
 }
 
-fn parse_preset(text: &str) -> Result<orogen::Preset, String> {
-    orogen::Preset::parse(text).ok_or_else(|| format!("`{text}`: expected mesh or classic"))
+fn parse_preset(text: &str) -> Result<String, String> {
+    orogen::presets::preset(text)
+        .map(|_| text.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 fn parse_classic_source(text: &str) -> Result<orogen_elevation::ClassicSource, String> {
@@ -385,8 +388,19 @@ impl GenerateArgs {
                 })?;
                 Config::from_toml(&text, &shown)?
             }
-            None => Config::default(),
+            None => match &self.classic.preset {
+                Some(name) => orogen::presets::preset(name)?,
+                None => Config::default(),
+            },
         };
+        if self.config.is_some() && self.classic.preset.is_some() {
+            return Err(Error::Config {
+                path: "--preset".into(),
+                message:
+                    "give either --config or --preset (a printed config holds the preset's values)"
+                        .into(),
+            });
+        }
         let w = &self.world;
         let world = &mut config.world;
         set(&mut world.seed, w.seed);
@@ -449,7 +463,6 @@ impl GenerateArgs {
         set(&mut config.flora.density_scale, self.flora.flora_density);
         set(&mut config.flora.models_per_species, self.flora.tree_models);
         let c = &self.classic;
-        set(&mut config.preset, c.preset);
         let classic = &mut config.classic;
         set(&mut classic.elevation.source, c.classic_source);
         set(&mut classic.elevation.size, c.classic_size);

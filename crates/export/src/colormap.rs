@@ -53,13 +53,13 @@ pub struct ColormapOptions {
 /// One piece of a split Delaunay triangle under a pixel: sites `a` and `b`, corner `c`, and
 /// the barycentric weights of the pixel centre (summing to 1).
 #[derive(Clone, Copy, Debug)]
-struct Piece {
-    a: usize,
-    b: usize,
-    c: usize,
-    wa: f32,
-    wb: f32,
-    wc: f32,
+pub(crate) struct Piece {
+    pub(crate) a: usize,
+    pub(crate) b: usize,
+    pub(crate) c: usize,
+    pub(crate) wa: f32,
+    pub(crate) wb: f32,
+    pub(crate) wc: f32,
 }
 
 impl Piece {
@@ -75,7 +75,7 @@ const BAND: usize = 16;
 /// a piece (a pixel on a shared edge takes the last piece in corner order). Row bands run in
 /// parallel, each visiting its pieces in corner order, so the result is the same for any thread
 /// count. Returns the `ny x nx` values, row-major; pixels in no piece keep `T::default()`.
-fn rasterise<T, F>(mesh: &DualMesh, grid: &PixelGrid, f: F) -> Vec<T>
+pub(crate) fn rasterise<T, F>(mesh: &DualMesh, grid: &PixelGrid, f: F) -> Vec<T>
 where
     T: Copy + Default + Send,
     F: Fn(&Piece) -> T + Sync,
@@ -334,7 +334,7 @@ fn hillshade(rgb: &mut [[u8; 3]], e: &[f32], grid: &PixelGrid, meta: &orogen_wor
 
 /// Draws every river of `rivers` (ragged corner ids) as anti-aliased capsules along its
 /// corners, `river_width` (map units, per corner) wide, at least one pixel.
-fn draw_rivers(
+pub(crate) fn draw_rivers(
     world: &World,
     grid: &PixelGrid,
     color: Rgb,

@@ -21,7 +21,10 @@
 
 pub mod atomic;
 pub mod colormap;
+pub mod engine;
 mod error;
+pub mod exr;
+pub mod geojson;
 pub mod grid;
 pub mod heightmap;
 pub mod heights;
@@ -29,6 +32,7 @@ pub mod mesh_png;
 pub mod npy;
 pub mod png;
 pub mod sidecar;
+pub mod splat;
 
 pub use error::ExportError;
 pub use mesh_png::mesh_png;

@@ -1,0 +1,206 @@
+//! Engine terrain layers at the heightmap's size: 8-bit splat (weight) maps per biome group
+//! (`splat_GROUP.png`) and the river mask (`rivers.png`).
+//!
+//! Splat weights interpolate each group's share over the mesh with the same split-triangle
+//! rasteriser as the colour map (a site counts 1 for its own group, a corner the share of its
+//! three regions), so layers blend across cell borders; the weights of a pixel sum to exactly
+//! 255 (largest remainder). The river mask is the colour map's river drawing (widths,
+//! anti-aliased) in white on black.
+
+use ndarray::Array2;
+use orogen_world::ids::Biome;
+use orogen_world::{World, WorldError};
+
+use crate::ExportError;
+use crate::colormap::{Piece, rasterise};
+use crate::grid::PixelGrid;
+
+/// The terrain layer groups, each with its biomes.
+pub const GROUPS: [(&str, &[Biome]); 7] = [
+    ("water", &[Biome::Ocean, Biome::Lake]),
+    ("sand", &[Biome::Beach, Biome::Desert]),
+    ("grass", &[Biome::Grassland]),
+    ("forest", &[Biome::Forest, Biome::Rainforest, Biome::Taiga]),
+    ("tundra", &[Biome::Tundra]),
+    ("rock", &[Biome::Mountain]),
+    ("snow", &[Biome::Snow]),
+];
+
+/// The number of groups.
+pub const N_GROUPS: usize = GROUPS.len();
+
+/// The group of a biome id (unknown ids are an error).
+pub fn group_of(biome_id: u8) -> Option<usize> {
+    let biome = Biome::from_id(biome_id)?;
+    GROUPS.iter().position(|(_, list)| list.contains(&biome))
+}
+
+/// Quantises weights summing to 1 into bytes summing to exactly 255 (largest remainder; ties
+/// to the lower group index).
+fn quantise(w: [f32; N_GROUPS]) -> [u8; N_GROUPS] {
+    let total: f32 = w.iter().map(|v| v.max(0.0)).sum();
+    let scale = if total > 0.0 { 255.0 / total } else { 0.0 };
+    let mut out = [0u8; N_GROUPS];
+    let mut rest = [0f32; N_GROUPS];
+    let mut sum = 0u32;
+    for g in 0..N_GROUPS {
+        let v = w[g].max(0.0) * scale;
+        let f = v.floor().min(255.0);
+        out[g] = f as u8;
+        rest[g] = v - f;
+        sum += f as u32;
+    }
+    while sum < 255 && total > 0.0 {
+        let mut best = 0;
+        for g in 1..N_GROUPS {
+            if rest[g] > rest[best] {
+                best = g;
+            }
+        }
+        out[best] += 1;
+        rest[best] = -1.0;
+        sum += 1;
+    }
+    out
+}
+
+/// The splat maps (`N_GROUPS` arrays of `ny x nx` bytes, in [`GROUPS`] order). Reads `region_biome`.
+pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, ExportError> {
+    let mesh = world.mesh()?;
+    let biome = world.view1::<u8>("region_biome")?;
+    let group: Vec<u8> = biome
+        .iter()
+        .map(|&b| {
+            group_of(b)
+                .map(|g| g as u8)
+                .ok_or_else(|| WorldError::BadLayer {
+                    name: "region_biome".into(),
+                    problem: format!("unknown biome id {b}"),
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let weights: Vec<[u8; N_GROUPS]> = rasterise(mesh, grid, |p: &Piece| {
+        let mut w = [0f32; N_GROUPS];
+        w[group[p.a] as usize] += p.wa;
+        w[group[p.b] as usize] += p.wb;
+        for &r in mesh.corner_regions.row(p.c) {
+            w[group[r as usize] as usize] += p.wc / 3.0;
+        }
+        quantise(w)
+    });
+    Ok((0..N_GROUPS)
+        .map(|g| Array2::from_shape_fn((grid.ny, grid.nx), |(j, i)| weights[j * grid.nx + i][g]))
+        .collect())
+}
+
+/// The river mask (`ny x nx`, 0 dry, 255 river, anti-aliased edges): the `rivers` layer drawn
+/// with `river_width` as in the colour map; all zero without rivers.
+pub fn river_mask(world: &World, grid: &PixelGrid) -> Result<Array2<u8>, ExportError> {
+    let mut rgb = vec![[0u8; 3]; grid.len()];
+    if world.has_layer("rivers") {
+        crate::colormap::draw_rivers(world, grid, [1.0, 1.0, 1.0], &mut rgb)?;
+    }
+    Ok(
+        Array2::from_shape_vec((grid.ny, grid.nx), rgb.iter().map(|p| p[0]).collect())
+            .expect("one value per pixel"),
+    )
+}
+
+/// Writes `splat_GROUP.png` for every group and `rivers.png` (when the world has rivers).
+pub fn write_layers(
+    out: &mut crate::atomic::OutDir,
+    world: &World,
+    grid: &PixelGrid,
+) -> Result<(), ExportError> {
+    if world.has_layer("region_biome") {
+        for (g, map) in splat_maps(world, grid)?.iter().enumerate() {
+            let name = format!("splat_{}.png", GROUPS[g].0);
+            out.write(&name, |w| crate::png::write_gray8(w, map.view()))?;
+        }
+    }
+    if world.has_layer("rivers") {
+        let mask = river_mask(world, grid)?;
+        out.write("rivers.png", |w| crate::png::write_gray8(w, mask.view()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array1;
+    use orogen_world::{Csr, Domain, DualMesh, Layer, WorldMeta};
+
+    fn world() -> World {
+        let mesh = DualMesh::jittered_grid(24, 24, 1.0, 1.0, 0.4, 3);
+        // Ocean in the west third, forest in the middle, snow in the east.
+        let biome: Array1<u8> = mesh
+            .region_xy
+            .rows()
+            .into_iter()
+            .map(|p| match p[0] {
+                x if x < 0.33 => Biome::Ocean.id(),
+                x if x < 0.66 => Biome::Forest.id(),
+                _ => Biome::Snow.id(),
+            })
+            .collect();
+        let mut w = World::new(WorldMeta::default());
+        w.set_mesh(mesh).unwrap();
+        w.set_layer("region_biome", Domain::Region, biome.into_dyn())
+            .unwrap();
+        w
+    }
+
+    #[test]
+    fn splat_weights_sum_to_255_and_follow_the_biomes() {
+        let w = world();
+        let grid = PixelGrid::vertices(65, 1.0, 1.0).unwrap();
+        let maps = splat_maps(&w, &grid).unwrap();
+        assert_eq!(maps.len(), N_GROUPS);
+        for j in 0..65 {
+            for i in 0..65 {
+                let s: u32 = maps.iter().map(|m| u32::from(m[[j, i]])).sum();
+                assert_eq!(s, 255, "pixel {i},{j}");
+            }
+        }
+        let (water, forest, snow) = (0, 3, 6);
+        assert_eq!(maps[water][[32, 2]], 255);
+        assert_eq!(maps[forest][[32, 32]], 255);
+        assert_eq!(maps[snow][[32, 62]], 255);
+        assert!(maps[1].iter().all(|&v| v == 0), "no sand anywhere");
+        // Blended across the ocean/forest border.
+        let border = (0..65).filter(|&i| maps[water][[32, i]] > 0 && maps[forest][[32, i]] > 0);
+        assert!(border.count() >= 1);
+        let mut bad = w.clone();
+        let mut b = bad.view1::<u8>("region_biome").unwrap().to_owned();
+        b[0] = 200;
+        bad.set_layer("region_biome", Domain::Region, b.into_dyn())
+            .unwrap();
+        assert!(splat_maps(&bad, &grid).is_err());
+    }
+
+    #[test]
+    fn river_mask_draws_the_rivers_layer() {
+        let mut w = world();
+        let grid = PixelGrid::centres(64, 1.0, 1.0).unwrap();
+        assert!(river_mask(&w, &grid).unwrap().iter().all(|&v| v == 0));
+        // A river along the corners nearest to the horizontal line y = 0.25.
+        let mesh = w.mesh().unwrap();
+        let mut path: Vec<u32> = (0..mesh.n_corners() as u32)
+            .filter(|&c| (mesh.corner_xy[[c as usize, 1]] - 0.25).abs() < 0.02)
+            .collect();
+        path.sort_by(|a, b| {
+            mesh.corner_xy[[*a as usize, 0]].total_cmp(&mesh.corner_xy[[*b as usize, 0]])
+        });
+        assert!(path.len() > 10);
+        let layer = Layer::ragged_indices(Domain::Free, Domain::Corner, Csr::from_lists(&[path]));
+        w.insert_layer("rivers", layer).unwrap();
+        let mask = river_mask(&w, &grid).unwrap();
+        let row_sum = |j: usize| mask.row(j).iter().map(|&v| u32::from(v)).sum::<u32>();
+        assert!(
+            row_sum(15) + row_sum(16) > 255 * 40,
+            "the river crosses the map near row 16"
+        );
+        assert_eq!(row_sum(48), 0);
+    }
+}

@@ -23,5 +23,5 @@ mod pipeline;
 
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;
-pub use outputs::write_outputs;
+pub use outputs::{read_world, write_outputs};
 pub use pipeline::{STAGES, Timings, generate, generate_timed};

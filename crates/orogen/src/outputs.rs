@@ -7,7 +7,7 @@ use orogen_export::heights;
 use orogen_export::sidecar::HeightMapping;
 use orogen_export::sidecar::SamplingJson;
 use orogen_export::sidecar::WorldJson;
-use orogen_export::{colormap, png};
+use orogen_export::{colormap, geojson, png};
 use orogen_world::World;
 
 use crate::{Config, Error};
@@ -31,18 +31,23 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     let mut sampling = None;
     let mut height_mapping = None;
     if world.has_layer("region_elevation") {
-        let grid = PixelGrid::centres(
-            config.export.resolution,
-            world.meta.width,
-            world.meta.height,
-        )?;
-        height_mapping = Some(heightmap::write_heightmap(
+        let grid = raster_grid(world, config)?;
+        height_mapping = Some(heightmap::write_heightmaps(
             &mut out,
             world,
             &grid,
             config.export.normalize,
+            config.export.engine,
         )?);
         sampling = Some(SamplingJson::from(&grid));
+    }
+    // Engine terrain layers: splat maps per biome group and the river mask.
+    if world.has_mesh() {
+        let grid = raster_grid(world, config)?;
+        orogen_export::splat::write_layers(&mut out, world, &grid)?;
+    }
+    if config.export.geojson && world.has_mesh() {
+        out.write(geojson::FILE, |w| geojson::write_geojson(w, world))?;
     }
     let height_mapping = match height_mapping {
         Some(m) => m,
@@ -67,11 +72,7 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
 /// `colormap.png` (the article's blended biome colours, rivers, optional hillshade) and
 /// `biomes.png` (one flat colour per biome; legend in the README).
 fn write_biome_outputs(world: &World, config: &Config, out: &mut OutDir) -> Result<(), Error> {
-    let grid = PixelGrid::centres(
-        config.export.resolution,
-        world.meta.width,
-        world.meta.height,
-    )?;
+    let grid = raster_grid(world, config)?;
     let palette = &config.biome.palette;
     let options = colormap::ColormapOptions {
         water: colormap::WaterColors {
@@ -89,4 +90,31 @@ fn write_biome_outputs(world: &World, config: &Config, out: &mut OutDir) -> Resu
     let flat = colormap::biome_map(world, &grid, &palette.by_id())?;
     out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
     Ok(())
+}
+
+/// The grid of every heightmap-sized raster (heightmaps, colour and biome maps, splat maps, the
+/// river mask): the engine's, over the world's map.
+fn raster_grid(world: &World, config: &Config) -> Result<PixelGrid, Error> {
+    Ok(config.export.engine.grid(
+        config.export.heightmap_size,
+        config.export.resolution,
+        world.meta.width,
+        world.meta.height,
+    )?)
+}
+
+/// Reads a world saved with `--save-world` (`world.npz`) and the configuration it was made
+/// with, so [`write_outputs`] regenerates its files.
+pub fn read_world(path: &Path) -> Result<(World, Config), Error> {
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| Error::Config {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    let (world, config_json) = World::read_npz(std::io::BufReader::new(file))?;
+    let config: Config = serde_json::from_str(&config_json).map_err(|e| Error::Config {
+        path: shown,
+        message: format!("the saved configuration: {e}"),
+    })?;
+    Ok((world, config))
 }

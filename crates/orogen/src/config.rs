@@ -142,8 +142,12 @@ impl ExportParams {
 
     /// The grid of every heightmap-sized raster.
     pub fn grid(&self, world: &WorldParams) -> Result<orogen_export::grid::PixelGrid, ParamError> {
-        self.engine
-            .grid(self.heightmap_size, self.resolution, world.width, world.height)
+        self.engine.grid(
+            self.heightmap_size,
+            self.resolution,
+            world.width,
+            world.height,
+        )
     }
 }
 
@@ -161,7 +165,10 @@ pub fn memory_estimate_bytes(config: &Config) -> f64 {
         .unwrap_or_else(|| config.export.engine.default_size(config.export.resolution))
         as f64;
     // The heightmap-sized rasters (an engine grid may be larger than the images).
-    let hm = side * (side * config.world.height / config.world.width).round().max(1.0);
+    let hm = side
+        * (side * config.world.height / config.world.width)
+            .round()
+            .max(1.0);
     cells * 1536.0 + (nx * ny).max(hm) * 40.0 + 64.0 * 1024.0 * 1024.0
 }
 

@@ -44,7 +44,8 @@ pub struct Band {
 /// The Whittaker table: elevation bands (ascending), each with moisture zones (ascending).
 ///
 /// Classification is a pure function of (stored elevation, moisture) for land; the default is
-/// the reference's table with its elevation cuts translated as [`REFERENCE_TO_STORED`] says.
+/// the reference's table with orogen's elevation cuts ([`DEFAULT_CUTS`]);
+/// [`Whittaker::reference`] has the reference's own cuts, translated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Whittaker {
@@ -56,16 +57,41 @@ fn zone(from: f32, biome: Biome) -> Zone {
     Zone { from, biome }
 }
 
+/// orogen's default elevation cuts (stored land elevation, highest land = 1) of the six bands.
+///
+/// The reference's cuts, translated faithfully ([`Whittaker::reference`]), put every land above
+/// `ln` 0.39 under snow: 22-63% of the land of default worlds is snow and mountains cover most
+/// of the rest. orogen keeps the reference's table (the same bands and moisture zones, in the
+/// same order) but spreads the bands over the relief: a narrow beach, broad lowlands, and snow
+/// only on the highest third of the relief.
+pub const DEFAULT_CUTS: [f32; 6] = [0.0, 0.03, 0.12, 0.22, 0.40, 0.68];
+
 impl Default for Whittaker {
     fn default() -> Self {
+        Whittaker::with_cuts(DEFAULT_CUTS)
+    }
+}
+
+impl Whittaker {
+    /// The reference program's table with its elevation cuts translated as
+    /// [`REFERENCE_TO_STORED`] says (snowy: see [`DEFAULT_CUTS`]).
+    pub fn reference() -> Self {
         let k = REFERENCE_TO_STORED;
-        let band = |e: f32, zones: Vec<Zone>| Band { from: e * k, zones };
+        Whittaker::with_cuts([0.0, 0.10 * k, 0.25 * k, 0.35 * k, 0.60 * k, 0.85 * k])
+    }
+
+    /// The reference's bands and moisture zones with these six elevation cuts.
+    pub fn with_cuts(cuts: [f32; 6]) -> Self {
+        let band = |i: usize, zones: Vec<Zone>| Band {
+            from: cuts[i],
+            zones,
+        };
         use Biome::*;
         Whittaker {
             bands: vec![
-                band(0.0, vec![zone(0.0, Beach)]),
+                band(0, vec![zone(0.0, Beach)]),
                 band(
-                    0.10,
+                    1,
                     vec![
                         zone(0.0, Desert),
                         zone(0.3, Grassland),
@@ -73,15 +99,15 @@ impl Default for Whittaker {
                     ],
                 ),
                 band(
-                    0.25,
+                    2,
                     vec![zone(0.0, Desert), zone(0.3, Grassland), zone(0.6, Forest)],
                 ),
-                band(0.35, vec![zone(0.0, Grassland), zone(0.4, Taiga)]),
+                band(3, vec![zone(0.0, Grassland), zone(0.4, Taiga)]),
                 band(
-                    0.60,
+                    4,
                     vec![zone(0.0, Mountain), zone(0.4, Tundra), zone(0.7, Snow)],
                 ),
-                band(0.85, vec![zone(0.0, Snow)]),
+                band(5, vec![zone(0.0, Snow)]),
             ],
         }
     }
@@ -211,8 +237,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_table_is_valid_and_follows_the_reference() {
-        let t = Whittaker::default();
+    fn reference_table_is_valid_and_follows_the_reference() {
+        let t = Whittaker::reference();
         t.validate().unwrap();
         let k = REFERENCE_TO_STORED;
         // Reference e -> stored E; each row of the reference's table.
@@ -231,6 +257,21 @@ mod tests {
         assert_eq!(t.land_biome(1.0, 0.0), Biome::Snow);
         assert_eq!(t.classify(0.5, 0.5, water::OCEAN), Biome::Ocean);
         assert_eq!(t.classify(0.5, 0.5, water::LAKE), Biome::Lake);
+    }
+
+    #[test]
+    fn default_table_has_the_reference_zones_on_orogen_cuts() {
+        let t = Whittaker::default();
+        t.validate().unwrap();
+        let r = Whittaker::reference();
+        for (band, reference) in t.bands.iter().zip(&r.bands) {
+            assert_eq!(band.zones, reference.zones);
+        }
+        let cuts: Vec<f32> = t.bands.iter().map(|b| b.from).collect();
+        assert_eq!(cuts, DEFAULT_CUTS);
+        assert_eq!(t.land_biome(0.01, 0.5), Biome::Beach);
+        assert_eq!(t.land_biome(0.5, 0.1), Biome::Mountain);
+        assert_eq!(t.land_biome(0.9, 0.1), Biome::Snow);
     }
 
     #[test]

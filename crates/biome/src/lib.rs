@@ -25,9 +25,11 @@
 //! The reference classifies with `e = clip((alt - w) / 0.25, 0, 1)`, where on land
 //! `alt = w + s (1 - w)` and `s` is the power-curved land height. orogen stores land as
 //! `E = s / s_peak` (the highest land is exactly 1), so a reference cut `e_c` is the stored
-//! elevation `E_c = e_c 0.25 / ((1 - w) s_peak)`. The default table takes w = 0.35 and
+//! elevation `E_c = e_c 0.25 / ((1 - w) s_peak)`. [`Whittaker::reference`] takes w = 0.35 and
 //! `s_peak` = [`classify::REFERENCE_PEAK`] (typical of default worlds), that is
-//! `E_c = e_c` x [`classify::REFERENCE_TO_STORED`]. The reference's snow-cap cut `h = s = 0.7`
+//! `E_c = e_c` x [`classify::REFERENCE_TO_STORED`]. Faithful, that table makes 22-63% of the
+//! land snow, so the default ([`classify::DEFAULT_CUTS`]) keeps the reference's bands and
+//! moisture zones but spreads their cuts over the relief. The reference's snow-cap cut `h = s = 0.7`
 //! and its drying `1 - 0.25 h` translate the same way (`E = 0.7 / s_peak`, `0.25 s_peak E`).
 //!
 //! Layers read: `region_elevation` (f32), `region_water` (u8), `rivers` (optional, ragged
@@ -90,8 +92,11 @@ pub enum Error {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// The noise scale of the elevation field (the reference's; moisture samples at
-    /// `scale_factor` times it). Default: 4.0. Range: 0.01 ..= 1000.
+    /// The noise scale of the elevation field, in features across the map's shorter side
+    /// (moisture samples at `scale_factor` times it). The orogen pipeline sets it from the
+    /// elevation's `fbm.noise_scale`, so it is not part of config files. Default: 4.0.
+    /// Range: 0.01 ..= 1000.
+    #[serde(skip)]
     pub noise_scale: f64,
     /// Moisture's noise scale over the elevation's. Default: 1.5. Range: 0.01 ..= 100.
     pub scale_factor: f64,
@@ -232,7 +237,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
     let noise_seed = (stage_seed >> 33) as u32;
     let mut noise = moisture::noise_field(
         mesh.region_xy.view(),
-        world.meta.width,
+        world.meta.width.min(world.meta.height),
         params.noise_scale * params.scale_factor,
         params.offset,
         params.octaves,

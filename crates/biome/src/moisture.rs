@@ -12,12 +12,13 @@ pub const UNREACHED: u32 = u32::MAX;
 
 /// The moisture noise of the reference, in 0 ..= 1: `(fbm(p) + 1) / 2` with a 6-octave (by
 /// default) Perlin fBm, lacunarity 2 and gain 0.5, sampled at
-/// `p = (x, y) / width * scale + offset` for each row of `xy` (`n x 2`), in parallel.
+/// `p = (x, y) / unit * scale + offset` for each row of `xy` (`n x 2`), in parallel; `unit`
+/// is the map's shorter side, as for the elevation noise.
 ///
 /// `seed` seeds the Perlin permutation. Same values for any thread count.
 pub fn noise_field(
     xy: ArrayView2<'_, f64>,
-    width: f64,
+    unit: f64,
     scale: f64,
     offset: f64,
     octaves: usize,
@@ -28,7 +29,7 @@ pub fn noise_field(
         .set_frequency(1.0)
         .set_lacunarity(2.0)
         .set_persistence(0.5);
-    let k = scale / width;
+    let k = scale / unit;
     (0..xy.nrows())
         .into_par_iter()
         .map(|i| {

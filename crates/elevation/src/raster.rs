@@ -38,7 +38,8 @@ pub struct DiamondSquare {
     pub levels: u32,
     /// The first level's displacement range r (halved each level). Default: 0.65. Range: 0 ..= 10.
     pub roughness: f32,
-    /// Corner seeding. Default: fixed 0.5.
+    /// Corner seeding. Default: fixed 0.5. Allowed: `{ fixed = V }` with V in -10 ..= 10, or
+    /// `"random"` (each corner uniform in [-1, 1]).
     pub corners: CornerSeed,
 }
 

@@ -5,16 +5,15 @@ use orogen_elevation::{Basis, Error, Layout, Params, run};
 use orogen_world::interp::{RasterSampling, rasterize_mesh};
 use orogen_world::{DualMesh, World, WorldMeta, ids::water};
 
-/// A world of about `cells` regions over the unit map, with its mesh.
+/// A world of `cells` regions over the unit map, with its mesh (the mesh stage's defaults:
+/// uniform sites, 3 Lloyd iterations).
 fn world(cells: usize, seed: u64, water_level: f64) -> World {
-    let side = (cells as f64).sqrt().round() as usize;
-    let mesh = DualMesh::jittered_grid(side, side, 1.0, 1.0, 0.5, seed);
     let mut w = World::new(WorldMeta {
         seed,
         water_level,
         ..WorldMeta::default()
     });
-    w.set_mesh(mesh).unwrap();
+    orogen_mesh::run(&mut w, &orogen_mesh::Params::default(), cells).unwrap();
     w
 }
 

@@ -1,7 +1,7 @@
 //! The colour map (`colormap.png`) and the flat biome map (`biomes.png`).
 //!
 //! The colour map follows the article: per pixel, stored elevation and moisture are interpolated
-//! over the mesh as the conventions say (each Delaunay triangle split in three by its corner
+//! over the mesh by `orogen_world::interp` (each Delaunay triangle split in three by its corner
 //! point, barycentric between the piece's two sites and the corner), then looked up bilinearly
 //! in the blurred biome colour table (layer `biome_color_table`), so colours blend across cells.
 //! Water below sea level blends shallow to deep with `t = depth^0.7`; lakes (the interpolated
@@ -15,8 +15,9 @@
 //! The colours come from the caller (the biome stage's palette, passed by the pipeline), since
 //! export depends on no stage.
 
-use ndarray::{Array3, ArrayView1, ArrayView3};
+use ndarray::{Array1, Array2, Array3, ArrayView3};
 use orogen_world::ids::water;
+use orogen_world::interp::rasterize_mesh;
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
 
@@ -50,32 +51,26 @@ pub struct ColormapOptions {
     pub rivers: bool,
 }
 
-/// One piece of a split Delaunay triangle under a pixel: sites `a` and `b`, corner `c`, and
-/// the barycentric weights of the pixel centre (summing to 1).
+/// One piece of a split Delaunay triangle under a pixel: its sites `a` and `b` and their
+/// barycentric weights at the pixel centre (the corner takes the rest).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Piece {
-    pub(crate) a: usize,
-    pub(crate) b: usize,
-    pub(crate) c: usize,
-    pub(crate) wa: f32,
-    pub(crate) wb: f32,
-    pub(crate) wc: f32,
-}
-
-impl Piece {
-    fn interp(&self, region: ArrayView1<'_, f32>, corner: &[f32]) -> f32 {
-        self.wa * region[self.a] + self.wb * region[self.b] + self.wc * corner[self.c]
-    }
+struct Piece {
+    a: usize,
+    b: usize,
+    wa: f32,
+    wb: f32,
 }
 
 /// Rows per band of the parallel rasteriser.
 const BAND: usize = 16;
 
-/// Rasterises the split triangles of `mesh` on `grid`: `f(piece)` for every pixel centre inside
+/// Rasterises the split triangles of `mesh` on `grid` for the flat biome map, which needs the
+/// nearer site of each pixel's piece rather than an interpolated value (values come from
+/// `orogen_world::interp`): `f(piece)` for every pixel centre inside
 /// a piece (a pixel on a shared edge takes the last piece in corner order). Row bands run in
 /// parallel, each visiting its pieces in corner order, so the result is the same for any thread
 /// count. Returns the `ny x nx` values, row-major; pixels in no piece keep `T::default()`.
-pub(crate) fn rasterise<T, F>(mesh: &DualMesh, grid: &PixelGrid, f: F) -> Vec<T>
+fn rasterise<T, F>(mesh: &DualMesh, grid: &PixelGrid, f: F) -> Vec<T>
 where
     T: Copy + Default + Send,
     F: Fn(&Piece) -> T + Sync,
@@ -165,10 +160,8 @@ where
                             let piece = Piece {
                                 a,
                                 b,
-                                c,
                                 wa: wa as f32,
                                 wb: b_w as f32,
-                                wc: c_w as f32,
                             };
                             chunk[(j - row0) * nx + i] = f(&piece);
                         }
@@ -180,7 +173,7 @@ where
 }
 
 /// Per-corner values: the mean of the corner's three regions.
-fn corner_mean(mesh: &DualMesh, region: impl Fn(usize) -> f32) -> Vec<f32> {
+pub(crate) fn corner_mean(mesh: &DualMesh, region: impl Fn(usize) -> f32) -> Vec<f32> {
     (0..mesh.n_corners())
         .map(|c| {
             let t = mesh.corner_regions.row(c);
@@ -220,17 +213,22 @@ fn lookup(table: ArrayView3<'_, f32>, e: f32, m: f32) -> Rgb {
     })
 }
 
-/// The stored elevation interpolated on `grid` (`ny x nx`, row-major): region values and
-/// `corner_elevation` (or, without it, the mean of the corner's regions).
-pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Vec<f32>, ExportError> {
+/// The stored elevation interpolated on `grid` (`ny x nx`) by `orogen_world::interp`: region
+/// values and `corner_elevation` (or, without it, the mean of the corner's regions).
+pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
     let mesh = world.mesh()?;
     let region_e = world.view1::<f32>("region_elevation")?;
-    let corner_e: Vec<f32> = if world.has_layer("corner_elevation") {
-        world.view1::<f32>("corner_elevation")?.to_vec()
+    let corner_e: Array1<f32> = if world.has_layer("corner_elevation") {
+        world.view1::<f32>("corner_elevation")?.to_owned()
     } else {
-        corner_mean(mesh, |r| region_e[r])
+        Array1::from(corner_mean(mesh, |r| region_e[r]))
     };
-    Ok(rasterise(mesh, grid, |p| p.interp(region_e, &corner_e)))
+    Ok(rasterize_mesh(
+        mesh,
+        region_e,
+        corner_e.view(),
+        &grid.sampling(),
+    )?)
 }
 
 /// Paints the colour map (`ny x nx x 3`, 8-bit RGB). Reads the mesh, `region_elevation`
@@ -242,7 +240,6 @@ pub fn colormap(
     options: &ColormapOptions,
 ) -> Result<Array3<u8>, ExportError> {
     let mesh = world.mesh()?;
-    let region_e = world.view1::<f32>("region_elevation")?;
     let region_m = world.view1::<f32>("region_moisture")?;
     let region_w = world.view1::<u8>("region_water")?;
     let table = world.view::<f32>("biome_color_table")?;
@@ -254,37 +251,48 @@ pub fn colormap(
             name: "biome_color_table".into(),
             problem: "is not an n x m x 3 table".into(),
         })?;
-    let corner_e: Vec<f32> = if world.has_layer("corner_elevation") {
-        world.view1::<f32>("corner_elevation")?.to_vec()
+    // Every field is interpolated by `orogen_world::interp`, the one place rasters come from.
+    let sampling = grid.sampling();
+    let e = elevation_raster(world, grid)?;
+    let corner_m = Array1::from(corner_mean(mesh, |r| region_m[r]));
+    let m = rasterize_mesh(mesh, region_m, corner_m.view(), &sampling)?;
+    // The lake share: 1 at lake sites, 0 elsewhere (skipped when the world has no lake).
+    let lake = if region_w.iter().any(|&k| k == water::LAKE) {
+        let region_lake: Array1<f32> = region_w.mapv(|k| if k == water::LAKE { 1.0 } else { 0.0 });
+        let corner_lake = Array1::from(corner_mean(mesh, |r| region_lake[r]));
+        Some(rasterize_mesh(
+            mesh,
+            region_lake.view(),
+            corner_lake.view(),
+            &sampling,
+        )?)
     } else {
-        corner_mean(mesh, |r| region_e[r])
+        None
     };
-    let corner_m = corner_mean(mesh, |r| region_m[r]);
-    let region_lake: ndarray::Array1<f32> =
-        region_w.mapv(|k| if k == water::LAKE { 1.0 } else { 0.0 });
-    let corner_lake = corner_mean(mesh, |r| region_lake[r]);
     let w = options.water;
     let (nx, ny) = (grid.nx, grid.ny);
-    let color = |p: &Piece| {
-        let e = p.interp(region_e, &corner_e);
-        let c = if p.interp(region_lake.view(), &corner_lake) > 0.5 {
-            w.lake
-        } else if e < 0.0 {
-            ocean(w.shallow, w.deep, -e)
-        } else {
-            lookup(table, e, p.interp(region_m, &corner_m))
-        };
-        (c.map(to_u8), e)
-    };
-    let mut rgb: Vec<[u8; 3]> = if options.hillshade {
-        let both = rasterise(mesh, grid, color);
-        let e: Vec<f32> = both.iter().map(|p| p.1).collect();
-        let mut rgb: Vec<[u8; 3]> = both.into_iter().map(|p| p.0).collect();
-        hillshade(&mut rgb, &e, grid, &world.meta);
-        rgb
-    } else {
-        rasterise(mesh, grid, |p| color(p).0)
-    };
+    let e_flat = e.as_slice().expect("a new raster is contiguous");
+    let m_flat = m.as_slice().expect("a new raster is contiguous");
+    let lake_flat = lake
+        .as_ref()
+        .map(|l| l.as_slice().expect("a new raster is contiguous"));
+    let mut rgb: Vec<[u8; 3]> = (0..nx * ny)
+        .into_par_iter()
+        .map(|k| {
+            let e = e_flat[k];
+            let c = if lake_flat.is_some_and(|l| l[k] > 0.5) {
+                w.lake
+            } else if e < 0.0 {
+                ocean(w.shallow, w.deep, -e)
+            } else {
+                lookup(table, e, m_flat[k])
+            };
+            c.map(to_u8)
+        })
+        .collect();
+    if options.hillshade {
+        hillshade(&mut rgb, e_flat, grid, &world.meta);
+    }
     if options.rivers && world.has_layer("rivers") {
         draw_rivers(world, grid, w.river, &mut rgb)?;
     }
@@ -562,7 +570,7 @@ mod tests {
             for i in 0..64 {
                 let (x, _) = grid.point(i, j);
                 assert!(
-                    (e[j * 64 + i] - (2.0 * x as f32 - 1.0)).abs() < 1e-5,
+                    (e[[j, i]] - (2.0 * x as f32 - 1.0)).abs() < 1e-5,
                     "({i}, {j})"
                 );
             }

@@ -1,9 +1,8 @@
 //! Engine terrain layers at the heightmap's size: 8-bit splat (weight) maps per biome group
 //! (`splat_GROUP.png`) and the river mask (`rivers.png`).
 //!
-//! Splat weights interpolate each group's share over the mesh with the same split-triangle
-//! rasteriser as the colour map (a site counts 1 for its own group, a corner the share of its
-//! three regions), so layers blend across cell borders; the weights of a pixel sum to exactly
+//! Splat weights interpolate each group's share over the mesh with `orogen_world::interp`, like
+//! every raster (a site counts 1 for its own group, a corner the share of its three regions), so layers blend across cell borders; the weights of a pixel sum to exactly
 //! 255 (largest remainder). The river mask is the colour map's river drawing (widths,
 //! anti-aliased) in white on black.
 
@@ -12,8 +11,8 @@ use orogen_world::ids::Biome;
 use orogen_world::{World, WorldError};
 
 use crate::ExportError;
-use crate::colormap::{Piece, rasterise};
 use crate::grid::PixelGrid;
+use orogen_world::interp::rasterize_mesh;
 
 /// The terrain layer groups, each with its biomes.
 pub const GROUPS: [(&str, &[Biome]); 7] = [
@@ -79,18 +78,25 @@ pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, Ex
                 })
         })
         .collect::<Result<_, _>>()?;
-    let weights: Vec<[u8; N_GROUPS]> = rasterise(mesh, grid, |p: &Piece| {
-        let mut w = [0f32; N_GROUPS];
-        w[group[p.a] as usize] += p.wa;
-        w[group[p.b] as usize] += p.wb;
-        for &r in mesh.corner_regions.row(p.c) {
-            w[group[r as usize] as usize] += p.wc / 3.0;
+    let sampling = grid.sampling();
+    let shares: Vec<ndarray::Array2<f32>> = (0..N_GROUPS)
+        .map(|g| {
+            let region: ndarray::Array1<f32> = group
+                .iter()
+                .map(|&k| f32::from(u8::from(k as usize == g)))
+                .collect();
+            let corner = ndarray::Array1::from(crate::colormap::corner_mean(mesh, |r| region[r]));
+            rasterize_mesh(mesh, region.view(), corner.view(), &sampling)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut maps: Vec<Array2<u8>> = vec![Array2::zeros((grid.ny, grid.nx)); N_GROUPS];
+    for ((j, i), _) in shares[0].indexed_iter() {
+        let w: [f32; N_GROUPS] = std::array::from_fn(|g| shares[g][[j, i]]);
+        for (g, v) in quantise(w).into_iter().enumerate() {
+            maps[g][[j, i]] = v;
         }
-        quantise(w)
-    });
-    Ok((0..N_GROUPS)
-        .map(|g| Array2::from_shape_fn((grid.ny, grid.nx), |(j, i)| weights[j * grid.nx + i][g]))
-        .collect())
+    }
+    Ok(maps)
 }
 
 /// The river mask (`ny x nx`, 0 dry, 255 river, anti-aliased edges): the `rivers` layer drawn

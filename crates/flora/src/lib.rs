@@ -35,7 +35,6 @@
 //! ```
 
 mod colonize;
-mod disc;
 mod error;
 mod locate;
 mod models;
@@ -44,7 +43,6 @@ mod species;
 mod stage;
 
 pub use colonize::{GrowthParams, Skeleton, Stop, grow, grow_2d, grow_3d, pipe_radii};
-pub use disc::{DiscPoint, variable_poisson};
 pub use error::Error;
 pub use locate::{DiscMask, SegmentMask, SiteLocator, segment_distance};
 pub use models::{TreeModel, grow_models};

@@ -5,9 +5,9 @@ use orogen_world::seed::{item_seed, rng_from_seed};
 use rand::{Rng, RngExt};
 use rayon::prelude::*;
 
-use crate::disc::{DiscPoint, variable_poisson};
 use crate::locate::DiscMask;
 use crate::species::{FloraTable, Species};
+use orogen_sampling::{DiscPoint, poisson_disc_masked};
 
 /// Maximal Poisson-disc sets of radius r hold about this many points per r^2 of area (measured
 /// on this sampler), so a density rho needs r = sqrt(PACKING / rho).
@@ -136,7 +136,7 @@ pub fn place(
         let Some(r_min) = radii.iter().flatten().copied().reduce(f64::min) else {
             return Vec::new();
         };
-        variable_poisson(
+        poisson_disc_masked(
             ground.width,
             ground.height,
             r_min,

@@ -207,26 +207,37 @@ pub fn areas_centroids(v: &Voronoi<'_>) -> Vec<(f64, [f64; 2])> {
         .collect()
 }
 
-/// Every clipped cell polygon, in CSR form: `offsets` (`n + 1`) and the ring points.
+/// Every clipped cell polygon, in CSR form: `offsets` (`n + 1`) and the ring points. Cells are
+/// built in parallel in fixed blocks of regions and joined in order.
 pub fn polygons(v: &Voronoi<'_>) -> (Vec<u32>, Vec<[f64; 2]>) {
-    let rings: Vec<Vec<[f64; 2]>> = (0..v.sites.len())
+    const BLOCK: usize = 2048;
+    let n = v.sites.len();
+    let blocks: Vec<(Vec<u32>, Vec<[f64; 2]>)> = (0..n.div_ceil(BLOCK))
         .into_par_iter()
-        .map_init(
-            || Vec::with_capacity(16),
-            |tmp, site| {
-                let mut ring = Vec::with_capacity(12);
-                cell_ring(v, site, &mut ring, tmp);
-                ring
-            },
-        )
+        .map(|b| {
+            let range = b * BLOCK..((b + 1) * BLOCK).min(n);
+            let mut lens = Vec::with_capacity(range.len());
+            let mut points = Vec::with_capacity(range.len() * 7);
+            let (mut ring, mut tmp) = (Vec::with_capacity(16), Vec::with_capacity(16));
+            for site in range {
+                cell_ring(v, site, &mut ring, &mut tmp);
+                lens.push(ring.len() as u32);
+                points.extend_from_slice(&ring);
+            }
+            (lens, points)
+        })
         .collect();
-    let mut offsets = Vec::with_capacity(rings.len() + 1);
-    offsets.push(0u32);
-    let total: usize = rings.iter().map(Vec::len).sum();
+    let total: usize = blocks.iter().map(|b| b.1.len()).sum();
+    let mut offsets = Vec::with_capacity(n + 1);
     let mut points = Vec::with_capacity(total);
-    for r in rings {
-        points.extend_from_slice(&r);
-        offsets.push(points.len() as u32);
+    offsets.push(0u32);
+    let mut acc = 0u32;
+    for (lens, pts) in blocks {
+        for len in lens {
+            acc += len;
+            offsets.push(acc);
+        }
+        points.extend_from_slice(&pts);
     }
     (offsets, points)
 }

@@ -47,9 +47,9 @@ impl SamplerKind {
 /// `s = sqrt(W H / cells)`: `max(1, round(W / s))` segments on the top and bottom edges and
 /// `max(1, round(H / s))` on the left and right ones, so `2 (segments_x + segments_y)` sites,
 /// the four map corners included. They count towards `cells`: the world has exactly `cells`
-/// regions whenever `cells >= 5` (for tiny counts the segments shrink to one per edge). Below
-/// that the four corners alone exceed the request, and the world has `4 + max(cells - 4, 0)`
-/// = 4 regions.
+/// regions whenever `cells >= 5` (for small counts the segments shrink, down to one per edge,
+/// so that at least one interior site remains). For `cells` 3 and 4 the world is the four map
+/// corners alone: 4 regions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SiteCounts {
     pub segments_x: usize,

@@ -216,6 +216,75 @@ impl Config {
         })
     }
 
+    /// Sets one parameter by its dotted path in the TOML config (`elevation.fbm.gain`), from a
+    /// TOML value (`0.4`, `"simplex"`, `[[0.2, 0.2]]`; a bare word is taken as a string). Any
+    /// parameter of any stage can be set this way from the command line (`--set KEY=VALUE`).
+    pub fn set_path(&mut self, key: &str, value: &str) -> Result<(), Error> {
+        let bad = |message: String| Error::Config {
+            path: format!("--set {key}"),
+            message,
+        };
+        let mut tree = toml::Table::try_from(&*self).expect("a config always serialises");
+        let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.to_owned()));
+        let mut parts = key.split('.').peekable();
+        let mut node = &mut tree;
+        while let Some(part) = parts.next() {
+            if parts.peek().is_none() {
+                match node.get_mut(part) {
+                    Some(slot) if !slot.is_table() => *slot = parsed,
+                    Some(_) => return Err(bad(format!("`{key}` is a section, not a parameter"))),
+                    None => {
+                        return Err(bad(format!(
+                            "unknown parameter `{key}` (see --print-config)"
+                        )));
+                    }
+                }
+                break;
+            }
+            node = match node.get_mut(part) {
+                Some(toml::Value::Table(t)) => t,
+                _ => {
+                    return Err(bad(format!(
+                        "unknown section `{part}` in `{key}` (see --print-config)"
+                    )));
+                }
+            };
+        }
+        *self = toml::Value::Table(tree)
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                bad(format!("`{value}` does not fit: {}", e.message()))
+            })?;
+        Ok(())
+    }
+
+    /// Every parameter as `(dotted path, default value as TOML)`, for help texts.
+    pub fn parameter_list(&self) -> Vec<(String, String)> {
+        fn walk(prefix: &str, table: &toml::Table, out: &mut Vec<(String, String)>) {
+            for (k, v) in table {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                match v {
+                    toml::Value::Table(t) => walk(&path, t, out),
+                    other => out.push((path, other.to_string())),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(
+            "",
+            &toml::Table::try_from(self).expect("a config always serialises"),
+            &mut out,
+        );
+        out
+    }
+
     /// The config as TOML, which [`Config::from_toml`] reads back to the same config.
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).expect("a config always serialises")
@@ -236,5 +305,40 @@ mod tests {
         assert_eq!(partial.world.seed, 7);
         assert_eq!(partial.world.cells, 50_000);
         assert!(Config::from_toml("[world]\nsede = 7\n", "x").is_err());
+    }
+
+    #[test]
+    fn any_parameter_can_be_set_by_path() {
+        let mut config = Config::default();
+        config.set_path("world.water_level", "0.5").unwrap();
+        assert_eq!(config.world.water_level, 0.5);
+        config.set_path("elevation.fbm.gain", "0.4").unwrap();
+        assert_eq!(config.elevation.fbm.gain, 0.4);
+        config.set_path("elevation.fbm.noise", "simplex").unwrap();
+        assert!(config.to_toml().contains("noise = \"simplex\""));
+        let err = config
+            .set_path("world.water_levle", "0.5")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown parameter"), "{err}");
+        let err = config
+            .set_path("world.cells", "many")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("does not fit"), "{err}");
+        assert!(config.set_path("world", "1").is_err());
+        // Every listed parameter can be set back to its own value.
+        let listed = Config::default().parameter_list();
+        assert!(
+            listed
+                .iter()
+                .any(|(k, v)| k == "world.cells" && v == "50000")
+        );
+        for (key, value) in listed {
+            let mut c = Config::default();
+            c.set_path(&key, &value)
+                .unwrap_or_else(|e| panic!("{key} = {value}: {e}"));
+            assert_eq!(c, Config::default(), "{key}");
+        }
     }
 }

@@ -19,7 +19,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Generate a world and write its files.
-    Generate(GenerateArgs),
+    Generate(Box<GenerateArgs>),
     /// Re-export a world saved with --save-world (world.npz): the same files as the run that
     /// made it, or others with the export flags given here.
     Export(ExportCommand),
@@ -84,6 +84,11 @@ struct GenerateArgs {
     /// Print the full config of this run as TOML and exit (it reproduces the run).
     #[arg(long)]
     print_config: bool,
+    /// Set any parameter of any stage by its path in the config, e.g.
+    /// `--set elevation.fbm.gain=0.4` (repeatable; applied after the other flags).
+    /// `orogen generate --help` lists every path with its default.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// Print a table of wall time per stage.
     #[arg(long)]
     timings: bool,
@@ -201,28 +206,28 @@ struct BiomeArgs {
     #[arg(long, allow_hyphen_values = true)]
     wetness: Option<f32>,
     /// Moisture added at the water's edge (ocean, lakes, rivers) [default: 0.15] [range: 0..=1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     water_boost: Option<f32>,
     /// Decay length of the water boost, as a fraction of the map width [default: 0.03] [range: 0.0001..=1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     water_decay: Option<f64>,
     /// Drier with altitude: moisture x (1 - k elevation) below the snow caps [default: 0.325] [range: 0..=1]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     altitude_drying: Option<f32>,
     /// Moisture noise scale over the elevation noise scale [default: 1.5] [range: 0.01..=100]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     moisture_scale: Option<f64>,
     /// Keep raw moisture instead of redistributing land moisture by rank [default: off]
     #[arg(long)]
     raw_moisture: bool,
     /// Weight of wind-carried rain with rain shadows; 0 turns it off [default: 0] [range: 0..=4]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     wind: Option<f32>,
     /// Direction the wind blows towards, degrees (0 east, 90 south) [default: 0] [range: -360..=360]
     #[arg(long, allow_hyphen_values = true)]
     wind_angle: Option<f64>,
     /// Gaussian blur sigma of the biome colour table, in table steps [default: 8] [range: 0..=64]
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     blur_sigma: Option<f64>,
 }
 
@@ -368,6 +373,13 @@ impl GenerateArgs {
         }
         set(&mut config.flora.density_scale, self.flora.flora_density);
         set(&mut config.flora.models_per_species, self.flora.tree_models);
+        for assignment in &self.set {
+            let (key, value) = assignment.split_once('=').ok_or_else(|| Error::Config {
+                path: format!("--set {assignment}"),
+                message: "expected KEY=VALUE".into(),
+            })?;
+            config.set_path(key.trim(), value.trim())?;
+        }
         Ok(config)
     }
 }
@@ -408,6 +420,9 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
             "total",
             (timings.total() + export).as_secs_f64() * 1e3
         );
+        if let Some(kib) = peak_memory_kib() {
+            println!("peak memory  {:>7.1} MiB", kib as f64 / 1024.0);
+        }
     }
     Ok(())
 }
@@ -426,6 +441,28 @@ fn export(args: &ExportCommand) -> Result<(), Error> {
         );
     }
     Ok(())
+}
+
+/// The process's peak resident memory (VmHWM), where the OS tells it.
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Every parameter path with its default, for `orogen generate --help`.
+fn parameter_help() -> String {
+    let mut text =
+        String::from("Every parameter (set any with --set KEY=VALUE; defaults shown):\n");
+    for (key, value) in Config::default().parameter_list() {
+        let value = if value.chars().count() > 60 {
+            format!("{}...", value.chars().take(57).collect::<String>())
+        } else {
+            value
+        };
+        text.push_str(&format!("  {key} = {value}\n"));
+    }
+    text
 }
 
 fn dem(command: &DemCommand) -> ExitCode {
@@ -453,7 +490,12 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("OROGEN_LOG"))
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let command = <Cli as clap::CommandFactory>::command()
+        .mut_subcommand("generate", |c| c.after_long_help(parameter_help()));
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
         Command::Export(args) => export(args),

@@ -56,9 +56,12 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
     timings.run("elevation", || {
         Ok(orogen_elevation::run(&mut world, &config.elevation)?)
     })?;
-    timings.run("biome", || {
-        Ok(orogen_biome::run(&mut world, &config.biome)?)
-    })?;
+    // Moisture noise follows the elevation's noise scale (at `biome.scale_factor` times it).
+    let biome = orogen_biome::Params {
+        noise_scale: config.elevation.fbm.noise_scale,
+        ..config.biome.clone()
+    };
+    timings.run("biome", || Ok(orogen_biome::run(&mut world, &biome)?))?;
     timings.run("flora", || {
         Ok(orogen_flora::run(&mut world, &config.flora)?)
     })?;

@@ -16,6 +16,11 @@
 //! `max(r(p), r(q))` apart (the rule is symmetric), and new candidates are drawn in the annulus
 //! `r(p) .. 2 r(p)` of the active point `p`.
 //!
+//! [`poisson_disc_masked`] is the variant for vegetation: the radius may be absent (nothing grows
+//! there), a veto may refuse candidates (a river, a canopy tree nearby), two points keep
+//! `min(r(p), r(q))` apart so a sparse area does not push a dense neighbour's points away, and
+//! seed darts on a lattice reach islands of non-zero density.
+//!
 //! This crate is shared by the mesh stage (Poisson-disc interior sites) and the flora stage (tree
 //! placement); it depends on no stage.
 //!
@@ -45,6 +50,9 @@ use ndarray::ArrayView2;
 use orogen_world::params::{ParamError, in_range, positive_finite};
 use rand::Rng;
 use thiserror::Error;
+
+mod masked;
+pub use masked::{DiscPoint, MASKED_K, poisson_disc_masked};
 
 /// The number of candidates per active point that Bridson recommends, and the default.
 pub const DEFAULT_K: usize = 30;
@@ -228,7 +236,6 @@ const EMPTY: u32 = u32::MAX;
 struct Sampler {
     rect: Rect,
     k: usize,
-    cell: f64,
     inv_cell: f64,
     gw: usize,
     gh: usize,
@@ -264,7 +271,6 @@ impl Sampler {
         Ok(Sampler {
             rect,
             k,
-            cell,
             inv_cell: 1.0 / cell,
             gw,
             gh,
@@ -282,27 +288,36 @@ impl Sampler {
         (cx, cy)
     }
 
-    /// True when no placed point is closer than `max(r(c), r(q))`.
+    /// True when no placed point is closer than `max(r(c), r(q))`. Grid cells are visited in
+    /// rings of growing distance, so most conflicts are found after a few cells.
     #[inline]
     fn fits(&self, x: f64, y: f64, r2: f64, cx: usize, cy: usize) -> bool {
         if self.grid[cy * self.gw + cx] != EMPTY {
             return false;
         }
-        let span = self.span;
-        let x_lo = (cx as isize - span).max(0) as usize;
-        let x_hi = (cx as isize + span).min(self.gw as isize - 1) as usize;
-        let y_lo = (cy as isize - span).max(0) as usize;
-        let y_hi = (cy as isize + span).min(self.gh as isize - 1) as usize;
-        for gy in y_lo..=y_hi {
-            let row = &self.grid[gy * self.gw..(gy + 1) * self.gw];
-            for &q in &row[x_lo..=x_hi] {
-                if q == EMPTY {
-                    continue;
+        let (cx, cy) = (cx as isize, cy as isize);
+        let (gw, gh) = (self.gw as isize, self.gh as isize);
+        let conflicts = |gx: isize, gy: isize| -> bool {
+            if gx < 0 || gy < 0 || gx >= gw || gy >= gh {
+                return false;
+            }
+            let q = self.grid[(gy * gw + gx) as usize];
+            if q == EMPTY {
+                return false;
+            }
+            let q = q as usize;
+            let [qx, qy] = self.points[q];
+            let d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y);
+            d2 < r2.max(self.radii2[q])
+        };
+        for d in 1..=self.span {
+            for k in -d..=d {
+                if conflicts(cx + k, cy - d) || conflicts(cx + k, cy + d) {
+                    return false;
                 }
-                let q = q as usize;
-                let [qx, qy] = self.points[q];
-                let d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y);
-                if d2 < r2.max(self.radii2[q]) {
+            }
+            for k in 1 - d..d {
+                if conflicts(cx - d, cy + k) || conflicts(cx + d, cy + k) {
                     return false;
                 }
             }
@@ -337,7 +352,6 @@ impl Sampler {
         let (cx, cy) = self.cell_of(x, y);
         let first = self.insert(x, y, r * r, cx, cy);
         let mut active: Vec<u32> = vec![first as u32];
-        let tau = std::f64::consts::TAU;
         while !active.is_empty() {
             let slot = index_below(rng, active.len());
             let p = active[slot] as usize;
@@ -345,11 +359,18 @@ impl Sampler {
             let rp = self.radii2[p].sqrt();
             let mut placed = false;
             for _ in 0..self.k {
-                // Uniform by area in the annulus rp .. 2 rp.
-                let dist = rp * (1.0 + 3.0 * unit_f64(rng)).sqrt();
-                let (sin, cos) = (tau * unit_f64(rng)).sin_cos();
-                let x = px + dist * cos;
-                let y = py + dist * sin;
+                // Uniform by area in the annulus rp .. 2 rp: rejection from the square
+                // [-2 rp, 2 rp]^2 (accepts 3 pi / 16 of draws; no trigonometry).
+                let (dx, dy) = loop {
+                    let dx = (4.0 * unit_f64(rng) - 2.0) * rp;
+                    let dy = (4.0 * unit_f64(rng) - 2.0) * rp;
+                    let d2 = dx * dx + dy * dy;
+                    if d2 >= rp * rp && d2 < 4.0 * rp * rp {
+                        break (dx, dy);
+                    }
+                };
+                let x = px + dx;
+                let y = py + dy;
                 if !rect.contains(x, y) {
                     continue;
                 }
@@ -369,7 +390,6 @@ impl Sampler {
                 active.swap_remove(slot);
             }
         }
-        debug_assert!(self.cell > 0.0);
         Ok(self.points)
     }
 }

@@ -1,4 +1,5 @@
-//! Variable-radius Poisson-disc sampling (Bridson's active list, with a radius per point).
+//! Masked variable-radius Poisson-disc sampling (Bridson's active list, with a radius per point),
+//! for vegetation and anything else that grows only where a density allows it.
 //!
 //! Each point `q` has a disc radius `r(q)` from the local density; two points `p`, `q` keep at
 //! least `min(r(p), r(q))` apart, so the spacing follows the density and a sparse area next to a
@@ -7,11 +8,12 @@
 //! fronts, so islands of non-zero density are reached too. Sequential and seeded: the same
 //! inputs give the same points.
 
-use rand::RngExt;
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::Rng;
 
-/// Candidates tried around each active point before it retires.
-const CANDIDATES: usize = 20;
+use crate::{index_below, unit_f64};
+
+/// Candidates tried around each active point before it retires, for [`poisson_disc_masked`].
+pub const MASKED_K: usize = 20;
 
 /// A sampled point and its disc radius.
 pub type DiscPoint = ([f64; 2], f64);
@@ -21,14 +23,14 @@ pub type DiscPoint = ([f64; 2], f64);
 /// `radius(q)` gives the disc radius at `q`, or `None` where nothing may stand (zero density);
 /// every radius must be at least `r_min`. `allowed(q)` may veto a candidate (a river, a canopy
 /// tree nearby). Seed darts are thrown on a lattice of step `seed_step`, in row order.
-pub fn variable_poisson(
+pub fn poisson_disc_masked<R: Rng + ?Sized>(
     width: f64,
     height: f64,
     r_min: f64,
     seed_step: f64,
     radius: &dyn Fn([f64; 2]) -> Option<f64>,
     allowed: &dyn Fn([f64; 2]) -> bool,
-    rng: &mut Xoshiro256PlusPlus,
+    rng: &mut R,
 ) -> Vec<DiscPoint> {
     // At most one point per cell: the cell diagonal is below r_min.
     let cell = r_min / 1.5;
@@ -92,20 +94,20 @@ pub fn variable_poisson(
     for j in 0..sy {
         for i in 0..sx {
             let q = [
-                ((i as f64 + rng.random::<f64>()) * seed_step).min(width),
-                ((j as f64 + rng.random::<f64>()) * seed_step).min(height),
+                ((i as f64 + unit_f64(rng)) * seed_step).min(width),
+                ((j as f64 + unit_f64(rng)) * seed_step).min(height),
             ];
             let Some(idx) = try_accept(q, &mut grid, &mut points) else {
                 continue;
             };
             active.push(idx);
             while !active.is_empty() {
-                let k = rng.random_range(0..active.len());
+                let k = index_below(rng, active.len());
                 let (p, rp) = points[active[k] as usize];
                 let mut grew = false;
-                for _ in 0..CANDIDATES {
-                    let angle = std::f64::consts::TAU * rng.random::<f64>();
-                    let dist = rp * (1.0 + rng.random::<f64>());
+                for _ in 0..MASKED_K {
+                    let angle = std::f64::consts::TAU * unit_f64(rng);
+                    let dist = rp * (1.0 + unit_f64(rng));
                     let q = [p[0] + dist * angle.cos(), p[1] + dist * angle.sin()];
                     if let Some(idx) = try_accept(q, &mut grid, &mut points) {
                         active.push(idx);
@@ -132,7 +134,7 @@ mod tests {
         // Left half: radius 0.01; right half: radius 0.03.
         let radius = |p: [f64; 2]| Some(if p[0] < 0.5 { 0.01 } else { 0.03 });
         let mut rng = rng_from_seed(7);
-        let pts = variable_poisson(1.0, 1.0, 0.01, 0.01, &radius, &|_| true, &mut rng);
+        let pts = poisson_disc_masked(1.0, 1.0, 0.01, 0.01, &radius, &|_| true, &mut rng);
         for (i, &(p, rp)) in pts.iter().enumerate() {
             assert_eq!(Some(rp), radius(p));
             for &(q, rq) in &pts[i + 1..] {
@@ -159,11 +161,12 @@ mod tests {
         let radius = |p: [f64; 2]| inside(p).then_some(0.01);
         let veto = |p: [f64; 2]| p[1] < 0.19 || p[1] > 0.21;
         let mut rng = rng_from_seed(8);
-        let pts = variable_poisson(1.0, 1.0, 0.01, 0.02, &radius, &veto, &mut rng);
+        let pts = poisson_disc_masked(1.0, 1.0, 0.01, 0.02, &radius, &veto, &mut rng);
         assert!(pts.iter().all(|(p, _)| inside(*p) && veto(*p)));
         assert!(pts.iter().any(|(p, _)| p[0] < 0.5));
         assert!(pts.iter().any(|(p, _)| p[0] > 0.5));
-        let again = variable_poisson(1.0, 1.0, 0.01, 0.02, &radius, &veto, &mut rng_from_seed(8));
+        let again =
+            poisson_disc_masked(1.0, 1.0, 0.01, 0.02, &radius, &veto, &mut rng_from_seed(8));
         assert_eq!(pts, again);
     }
 }

@@ -113,9 +113,21 @@ fn region_polygons_with(
     edge_count: &HashMap<(u32, u32), u8>,
     inside: impl Fn(usize) -> bool,
 ) -> Vec<MapPolygon> {
+    region_polygons_over(mesh, edge_count, 0..mesh.n_corners(), inside)
+}
+
+/// [`region_polygons`] visiting only `corners` (which must include every corner touching an
+/// inside region).
+fn region_polygons_over(
+    mesh: &DualMesh,
+    edge_count: &HashMap<(u32, u32), u8>,
+    corners: impl IntoIterator<Item = usize>,
+    inside: impl Fn(usize) -> bool,
+) -> Vec<MapPolygon> {
     let is_hull = |a: u32, b: u32| edge_count.get(&(a.min(b), a.max(b))) == Some(&1);
     let mut next: BTreeMap<V, V> = BTreeMap::new();
-    for (c, t) in mesh.corner_regions.rows().into_iter().enumerate() {
+    for c in corners {
+        let t = mesh.corner_regions.row(c);
         for k in 0..3 {
             let (r, p, q) = (t[k], t[(k + 1) % 3], t[(k + 2) % 3]);
             if !inside(r as usize) {
@@ -243,10 +255,7 @@ pub fn feature_collection(world: &World) -> Result<Value, ExportError> {
             let geometry = json!({ "type": "Polygon", "coordinates": geo_polygon(meta, &p) });
             features.push(feature(geometry, json!({ "kind": "land" })));
         }
-        for p in region_polygons_with(mesh, &counts, |r| kind[r] == water::LAKE) {
-            let geometry = json!({ "type": "Polygon", "coordinates": geo_polygon(meta, &p) });
-            features.push(feature(geometry, json!({ "kind": "lake" })));
-        }
+        features.extend(lake_features(world, kind, &counts)?);
     }
     if world.has_layer("region_biome") {
         let biome = world.view1::<u8>("region_biome")?;
@@ -297,6 +306,67 @@ pub fn feature_collection(world: &World) -> Result<Value, ExportError> {
         }
     }
     Ok(json!({ "type": "FeatureCollection", "features": features }))
+}
+
+/// One Polygon per lake; with `region_lake` (lake ids) and `lake_surface` (elevation of each
+/// lake's surface) each carries its `lake` id and `surface_m`.
+fn lake_features(
+    world: &World,
+    kind: &[u8],
+    counts: &HashMap<(u32, u32), u8>,
+) -> Result<Vec<Value>, ExportError> {
+    let mesh = world.mesh()?;
+    let meta = &world.meta;
+    let polygon =
+        |p: &MapPolygon| json!({ "type": "Polygon", "coordinates": geo_polygon(meta, p) });
+    let ids: Option<Vec<i32>> = if world.has_layer("region_lake") {
+        Some(world.view1::<i32>("region_lake")?.to_vec())
+    } else {
+        None
+    };
+    let surface: Option<Vec<f32>> = if world.has_layer("lake_surface") {
+        Some(world.view1::<f32>("lake_surface")?.to_vec())
+    } else {
+        None
+    };
+    let Some(ids) = ids.filter(|v| v.len() == kind.len()) else {
+        return Ok(
+            region_polygons_with(mesh, counts, |r| kind[r] == water::LAKE)
+                .iter()
+                .map(|p| feature(polygon(p), json!({ "kind": "lake" })))
+                .collect(),
+        );
+    };
+    // The corners of each lake's regions, in corner order.
+    let n_lakes = ids
+        .iter()
+        .copied()
+        .max()
+        .map_or(0, |m| (m + 1).max(0) as usize);
+    let mut corners: Vec<Vec<usize>> = vec![Vec::new(); n_lakes];
+    for (c, t) in mesh.corner_regions.rows().into_iter().enumerate() {
+        let mut seen: [i32; 3] = [-1; 3];
+        for (k, &r) in t.iter().enumerate() {
+            let id = ids[r as usize];
+            if id >= 0 && kind[r as usize] == water::LAKE && !seen.contains(&id) {
+                corners[id as usize].push(c);
+                seen[k] = id;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (id, list) in corners.iter().enumerate() {
+        let inside = |r: usize| kind[r] == water::LAKE && ids[r] == id as i32;
+        let surface_m = surface
+            .as_ref()
+            .and_then(|s| s.get(id))
+            .map(|&e| crate::heights::metres(e, meta));
+        for p in region_polygons_over(mesh, counts, list.iter().copied(), inside) {
+            let props = json!({ "kind": "lake", "lake": id, "surface_m": surface_m });
+            out.push(feature(polygon(&p), props));
+        }
+    }
+    Ok(out)
 }
 
 fn river_features(world: &World) -> Result<Vec<Value>, ExportError> {
@@ -574,5 +644,39 @@ mod tests {
         assert_eq!(flora[1]["properties"]["species"], 4);
         let p = &flora[0]["geometry"]["coordinates"];
         assert!(p[0].as_f64().unwrap() < 0.0 && p[1].as_f64().unwrap() > 0.0);
+    }
+
+    #[test]
+    fn lakes_carry_their_id_and_surface() {
+        let mut w = world();
+        let kind = w.view1::<u8>("region_water").unwrap().to_owned();
+        let ids: Array1<i32> = kind.mapv(|k| if k == water::LAKE { 0 } else { -1 });
+        w.set_layer("region_lake", Domain::Region, ids.into_dyn())
+            .unwrap();
+        w.set_layer(
+            "lake_surface",
+            Domain::Free,
+            Array1::from(vec![0.05f32]).into_dyn(),
+        )
+        .unwrap();
+        let v = feature_collection(&w).unwrap();
+        let lakes: Vec<_> = v["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["properties"]["kind"] == "lake")
+            .collect();
+        assert_eq!(lakes.len(), 1);
+        assert_eq!(lakes[0]["properties"]["lake"], 0);
+        assert!((lakes[0]["properties"]["surface_m"].as_f64().unwrap() - 100.0).abs() < 1e-3);
+        // The same ring as without lake ids.
+        let plain = feature_collection(&world()).unwrap();
+        let plain_lake = plain["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["properties"]["kind"] == "lake")
+            .unwrap();
+        assert_eq!(plain_lake["geometry"], lakes[0]["geometry"]);
     }
 }

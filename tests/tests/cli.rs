@@ -112,3 +112,42 @@ fn mesh_flags_are_checked_and_mesh_png_is_written() {
     assert!(sidecar.contains("mesh.png"), "{sidecar}");
     assert!(sidecar.contains("poisson"), "{sidecar}");
 }
+
+#[test]
+fn river_flags_are_checked_and_rivers_png_is_written() {
+    refused(
+        &["--min-lake-regions", "0"],
+        "rivers.min_lake_regions = 0 is out of range: allowed 1 ..= 100000000",
+    );
+    refused(
+        &["--river-spacing", "-1"],
+        "rivers.selection.main.spacing = -1 is out of range: allowed 0 ..= 1000",
+    );
+    // A bad choice is a clap usage error (exit 2, with clap's usage hint on further lines).
+    let out = orogen(&["generate", "--depressions", "drain"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected fill or carve"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = orogen(&[
+        "generate",
+        "--quiet",
+        "--cells",
+        "3000",
+        "--depressions",
+        "carve",
+        "--resolution",
+        "128",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(dir.path().join("rivers.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let sidecar = std::fs::read_to_string(dir.path().join("world.json")).unwrap();
+    assert!(sidecar.contains("rivers.png"), "{sidecar}");
+    assert!(sidecar.contains("carve"), "{sidecar}");
+}

@@ -106,3 +106,32 @@ fn help_lists_every_parameter_with_its_default() {
         );
     }
 }
+
+#[test]
+fn profile_prints_figures_for_every_stage() {
+    for stage in orogen::profile::profile_stages() {
+        let out = orogen(&["profile", stage, "--cells", "1500", "--repeat", "2"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stage}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(stage))
+            .unwrap_or_else(|| panic!("{stage}: {text}"));
+        let figures: Vec<f64> = row
+            .split_whitespace()
+            .skip(2)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(figures.len(), 3, "{row}");
+        assert!(
+            figures[0] > 0.0 && figures[0] <= figures[1] && figures[1] <= figures[2],
+            "{row}"
+        );
+    }
+    let out = orogen(&["profile", "nonsense"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -5,6 +5,7 @@
 //! repository has it too. xtask depends on no orogen crate.
 //!
 //! - `cargo xtask generate [ARGS]`: `orogen generate --out out ARGS` (give `--out DIR` to choose).
+//! - `cargo xtask profile STAGE [ARGS]`: `orogen profile STAGE ARGS` (one stage, repeated).
 //! - `cargo xtask bench [ARGS]`: `cargo bench -p orogen-benches ARGS`.
 
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use anyhow::{Context, Result, bail};
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let Some(task) = args.next() else {
-        bail!("usage: cargo xtask <generate|bench> [ARGS]");
+        bail!("usage: cargo xtask <generate|profile|bench> [ARGS]");
     };
     let rest: Vec<String> = args.collect();
     match task.as_str() {
@@ -27,11 +28,12 @@ fn main() -> Result<()> {
             orogen_args.extend(rest);
             run_orogen(&orogen_args)
         }
+        "profile" => run_orogen(&[vec!["profile".to_owned()], rest].concat()),
         "bench" => run(Command::new(cargo())
             .current_dir(root())
             .args(["bench", "-p", "orogen-benches"])
             .args(&rest)),
-        other => bail!("unknown task `{other}`; known: generate, bench"),
+        other => bail!("unknown task `{other}`; known: generate, profile, bench"),
     }
 }
 

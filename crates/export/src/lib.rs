@@ -31,6 +31,7 @@ pub mod heights;
 pub mod mesh_png;
 pub mod npy;
 pub mod png;
+pub mod rivers;
 pub mod sidecar;
 pub mod splat;
 

@@ -1,5 +1,9 @@
 //! Hydrology for orogen: where water goes.
 //!
+//! [`graph`] works on any graph in CSR form (the dual mesh's corners, or a user's own graph):
+//! Priority-Flood routing, lakes, flow accumulation and river selection; `graph::run` is the
+//! pipeline's hydrology stage on the mesh.
+//!
 //! [`raster`] works on plain 2-D grids (a DEM you bring as an `ndarray` view, no `World`
 //! needed): Priority-Flood depression filling (Barnes, Lehman and Mulla 2014) exact to the bit,
 //! its epsilon variant that leaves every interior cell a strictly lower neighbour, steepest-slope
@@ -33,6 +37,7 @@
 //! ```
 
 mod error;
+pub mod graph;
 pub mod raster;
 
 pub use error::Error;

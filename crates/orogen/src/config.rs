@@ -18,6 +18,8 @@ pub struct Config {
     /// The mesh stage: Lloyd iterations and the interior-site sampler.
     pub mesh: orogen_mesh::Params,
     pub export: ExportParams,
+    /// Hydrology on the mesh: routing, lakes, flow, rivers.
+    pub rivers: orogen_hydrology::graph::Params,
     /// Elevation: noise, land anchors, the power curve, raster sources.
     pub elevation: orogen_elevation::Params,
     /// Moisture, biomes and the colour table.
@@ -192,6 +194,7 @@ impl Config {
         self.world.validate()?;
         self.mesh.validate()?;
         self.export.validate(&self.world)?;
+        self.rivers.validate()?;
         self.elevation
             .validate_for_map(self.world.width, self.world.height)?;
         self.biome.validate()?;

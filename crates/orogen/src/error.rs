@@ -19,6 +19,9 @@ pub enum Error {
     /// A world file or layer problem.
     #[error(transparent)]
     World(#[from] orogen_world::WorldError),
+    /// The hydrology stage on the mesh failed.
+    #[error("hydrology: {0}")]
+    Rivers(#[from] orogen_hydrology::graph::Error),
     /// The biome stage failed.
     #[error("biome: {0}")]
     Biome(#[from] orogen_biome::Error),
@@ -46,6 +49,7 @@ impl Error {
                 orogen_world::WorldError::BadArray { .. } | orogen_world::WorldError::Npz(_)
             ),
             Error::Export(e) => matches!(e, orogen_export::ExportError::Param(_)),
+            Error::Rivers(e) => matches!(e, orogen_hydrology::graph::Error::Param(_)),
             Error::Biome(e) => matches!(e, orogen_biome::Error::Param(_)),
             Error::Mesh(e) => matches!(e, orogen_mesh::MeshError::Param(_)),
             Error::Elevation(e) => matches!(e, orogen_elevation::Error::Param(_)),

@@ -20,8 +20,9 @@ pub mod dem;
 mod error;
 mod outputs;
 mod pipeline;
+pub mod profile;
 
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;
 pub use outputs::{read_world, write_outputs};
-pub use pipeline::{STAGES, Timings, generate, generate_timed};
+pub use pipeline::{STAGES, Timings, generate, generate_observed, generate_timed, run_stage};

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use orogen::{Config, Error};
 use orogen_export::heights::Normalize;
+use orogen_hydrology::graph::Depressions;
 
 #[derive(Debug, Parser)]
 #[command(name = "orogen", version, about = "Generate whole game worlds.")]
@@ -27,6 +28,27 @@ enum Command {
     /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
     #[command(subcommand)]
     Dem(DemCommand),
+    /// Profile one stage on its own: on a saved world (`--world FILE`) or a fresh one, run
+    /// `--repeat K` times; prints min, median and max wall time.
+    Profile(ProfileArgs),
+}
+
+#[derive(Debug, Args)]
+struct ProfileArgs {
+    /// The stage: mesh, elevation, hydrology, biome, flora (the pipeline's stages) or export.
+    stage: String,
+    /// A world saved with --save-world; its configuration is used unless flags override it.
+    #[arg(long)]
+    world: Option<PathBuf>,
+    /// How many runs [default: 5] [range: 1..=10000]
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Cells of a fresh world (without --world) [default: 50000]
+    #[arg(long)]
+    cells: Option<usize>,
+    /// Seed of a fresh world (without --world) [default: 123]
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +125,8 @@ struct GenerateArgs {
     export: ExportArgs,
     #[command(flatten)]
     elevation: ElevationArgs,
+    #[command(flatten)]
+    rivers: RiverArgs,
     #[command(flatten)]
     biome: BiomeArgs,
     #[command(flatten)]
@@ -295,6 +319,40 @@ struct FloraArgs {
     tree_models: Option<u32>,
 }
 
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Rivers")]
+struct RiverArgs {
+    /// Depressions: fill (lakes, flat land) or carve (lower the path out) [default: fill]
+    #[arg(long, value_parser = parse_depressions)]
+    depressions: Option<Depressions>,
+    /// Fewest regions of a flooded lake [default: 10] [range: 1..=100000000]
+    #[arg(long)]
+    min_lake_regions: Option<usize>,
+    /// Most main rivers per sqrt(land corners) [default: 0.45] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    main_rivers: Option<f64>,
+    /// Most tributaries per sqrt(land corners) [default: 0.40] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    tributaries: Option<f64>,
+    /// Spacing between main rivers, in cell spacings [default: 3] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    river_spacing: Option<f64>,
+    /// Spacing of tributaries, in cell spacings [default: 2] [range: 0..=1000]
+    #[arg(long, allow_negative_numbers = true)]
+    tributary_spacing: Option<f64>,
+    /// Rivers grow upstream while the flow is at least this [default: 4] [range: 1..=1e9]
+    #[arg(long, allow_negative_numbers = true)]
+    river_extend_flow: Option<f64>,
+}
+
+fn parse_depressions(text: &str) -> Result<Depressions, String> {
+    match text {
+        "fill" => Ok(Depressions::Fill),
+        "carve" => Ok(Depressions::Carve),
+        other => Err(format!("`{other}`: expected fill or carve")),
+    }
+}
+
 fn parse_size(text: &str) -> Result<(f64, f64), String> {
     let parse = |s: &str| s.trim().parse::<f64>().map_err(|e| format!("`{s}`: {e}"));
     match text.split_once(['x', 'X']) {
@@ -358,6 +416,18 @@ impl GenerateArgs {
         }
         set(&mut elevation.layout, el.layout);
         self.export.apply(&mut config.export);
+        let r = &self.rivers;
+        let rivers = &mut config.rivers;
+        set(&mut rivers.depressions, r.depressions);
+        set(&mut rivers.min_lake_regions, r.min_lake_regions);
+        set(&mut rivers.selection.main.max_rivers_sqrt, r.main_rivers);
+        set(
+            &mut rivers.selection.tributary.max_rivers_sqrt,
+            r.tributaries,
+        );
+        set(&mut rivers.selection.main.spacing, r.river_spacing);
+        set(&mut rivers.selection.tributary.spacing, r.tributary_spacing);
+        set(&mut rivers.selection.extend_min_flow, r.river_extend_flow);
         let b = &self.biome;
         let biome = &mut config.biome;
         set(&mut biome.wetness, b.wetness);
@@ -397,7 +467,12 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
         print!("{}", config.to_toml());
         return Ok(());
     }
-    let (world, timings) = orogen::generate_timed(&config)?;
+    let bar = progress_bar(args.quiet);
+    let (world, timings) = orogen::generate_observed(&config, &mut |stage| {
+        bar.set_message(stage);
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
     let start = std::time::Instant::now();
     let files = orogen::write_outputs(&world, &config, &args.out)?;
     let export = start.elapsed();
@@ -440,6 +515,62 @@ fn export(args: &ExportCommand) -> Result<(), Error> {
             files.join(", ")
         );
     }
+    Ok(())
+}
+
+/// A bar over the stages on a terminal; hidden when stderr is piped or with `--quiet`.
+fn progress_bar(quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(orogen::STAGES.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} {elapsed}")
+            .expect("a valid template"),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(100));
+    bar
+}
+
+fn profile(args: &ProfileArgs) -> Result<(), Error> {
+    use orogen::profile;
+    let (world, config) = match &args.world {
+        Some(path) => {
+            let shown = path.display().to_string();
+            let file = std::fs::File::open(path).map_err(|e| Error::Config {
+                path: shown.clone(),
+                message: e.to_string(),
+            })?;
+            let (world, config_json) =
+                orogen_world::World::read_npz(std::io::BufReader::new(file))?;
+            let config: Config = serde_json::from_str(&config_json).map_err(|e| Error::Config {
+                path: shown,
+                message: format!("the world's embedded configuration: {e}"),
+            })?;
+            (world, config)
+        }
+        None => {
+            let mut config = Config::default();
+            set(&mut config.world.cells, args.cells);
+            set(&mut config.world.seed, args.seed);
+            (profile::world_before(&args.stage, &config)?, config)
+        }
+    };
+    let p = profile::profile_stage(&args.stage, &world, &config, args.repeat)?;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "{:<10} {:>6} {:>10} {:>10} {:>10}",
+        "stage", "runs", "min ms", "median ms", "max ms"
+    );
+    println!(
+        "{:<10} {:>6} {:>10.2} {:>10.2} {:>10.2}",
+        p.stage,
+        p.runs.len(),
+        ms(p.min()),
+        ms(p.median()),
+        ms(p.max())
+    );
     Ok(())
 }
 
@@ -500,6 +631,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate(args),
         Command::Export(args) => export(args),
         Command::Dem(command) => return dem(command),
+        Command::Profile(args) => profile(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

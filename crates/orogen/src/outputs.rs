@@ -12,6 +12,9 @@ use orogen_world::World;
 
 use crate::{Config, Error};
 
+/// Chaikin rounds applied to river polylines when drawing `rivers.png`.
+const RIVER_SMOOTHING: usize = 2;
+
 /// Writes every output of a world into `dir`, each through a temporary name and a rename, and
 /// `world.json` last (listing the others). Returns the names written.
 pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<String>, Error> {
@@ -40,6 +43,13 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             config.export.engine,
         )?);
         sampling = Some(SamplingJson::from(&grid));
+        // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
+        if world.has_layer("rivers") {
+            let mask = orogen_export::rivers::river_mask(world, &grid, RIVER_SMOOTHING)?;
+            out.write("rivers.png", |w| {
+                orogen_export::png::write_gray8(w, mask.view())
+            })?;
+        }
     }
     // Engine terrain layers: splat maps per biome group and the river mask.
     if world.has_mesh() {

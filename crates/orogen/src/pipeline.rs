@@ -5,7 +5,7 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["mesh", "elevation", "biome", "flora"];
+pub const STAGES: &[&str] = &["mesh", "elevation", "hydrology", "biome", "flora"];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -43,29 +43,51 @@ pub fn generate(config: &Config) -> Result<World, Error> {
 
 /// [`generate`], also returning the wall time of each stage.
 pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
+    generate_observed(config, &mut |_| {})
+}
+
+/// [`generate_timed`], calling `on_stage` with each stage's name before it runs (for progress
+/// bars).
+pub fn generate_observed(
+    config: &Config,
+    on_stage: &mut dyn FnMut(&'static str),
+) -> Result<(World, Timings), Error> {
     config.validate()?;
     let mut timings = Timings::default();
     let mut world = World::new(config.world.meta());
-    timings.run("mesh", || {
-        Ok(orogen_mesh::run(
-            &mut world,
-            &config.mesh,
-            config.world.cells,
-        )?)
-    })?;
-    timings.run("elevation", || {
-        Ok(orogen_elevation::run(&mut world, &config.elevation)?)
-    })?;
-    // Moisture noise follows the elevation's noise scale (at `biome.scale_factor` times it).
-    let biome = orogen_biome::Params {
-        noise_scale: config.elevation.fbm.noise_scale,
-        ..config.biome.clone()
-    };
-    timings.run("biome", || Ok(orogen_biome::run(&mut world, &biome)?))?;
-    timings.run("flora", || {
-        Ok(orogen_flora::run(&mut world, &config.flora)?)
-    })?;
+    for &stage in STAGES {
+        on_stage(stage);
+        timings.run(stage, || run_stage(stage, &mut world, config))?;
+    }
     Ok((world, timings))
+}
+
+/// Runs one stage on a world that holds what the stage reads (a fresh world for `mesh`; a
+/// world from a run or a `.npz` for the others). Used by [`generate`] and by `orogen profile`.
+pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), Error> {
+    match stage {
+        "mesh" => orogen_mesh::run(world, &config.mesh, config.world.cells)?,
+        "elevation" => orogen_elevation::run(world, &config.elevation)?,
+        // Routing, lakes, flow and rivers on the mesh (biome reads the lakes and rivers).
+        "hydrology" => orogen_hydrology::graph::run(world, &config.rivers)?,
+        "biome" => {
+            // Moisture noise follows the elevation's noise scale (at `biome.scale_factor` times it).
+            let biome = orogen_biome::Params {
+                noise_scale: config.elevation.fbm.noise_scale,
+                ..config.biome.clone()
+            };
+            orogen_biome::run(world, &biome)?
+        }
+        "flora" => orogen_flora::run(world, &config.flora)?,
+        other => {
+            return Err(Error::Param(orogen_world::params::ParamError::new(
+                "stage",
+                other,
+                STAGES.join(", "),
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,391 @@
+//! Rivers on a graph: Priority-Flood routing, lakes, flow accumulation and river selection.
+//!
+//! The kernels work on any graph in CSR form ([`CsrGraph`]) with plain slices, so a user can
+//! route water over their own mesh:
+//!
+//! 1. [`priority_flood`] floods from the outlets, lowest first (ties by index), with a FIFO for
+//!    nodes inside depressions: every node gets a filled level (>= its elevation, never rising
+//!    downstream) and one downstream node, a spanning forest rooted at the outlets.
+//! 2. [`spill_nodes`], [`find_lakes`]: flooded regions become lakes (one surface level, one
+//!    outlet corner each) by the world conventions; [`carve`] is the alternative to filling.
+//! 3. [`sea_distance`]: hops and length to the outlet; [`accumulate`]: flow, summed upstream
+//!    before downstream in the forest's own order, basins in parallel, integers (so the same
+//!    for any thread count).
+//! 4. [`select_rivers`]: main rivers and tributaries, distinct, from high ground to the sea or
+//!    to another river.
+//!
+//! [`run`] adapts them to an orogen [`World`]: it reads `corner_elevation`, `region_elevation`
+//! and `region_water`, and writes the layers listed on [`run`].
+//!
+//! ```
+//! use orogen_hydrology::graph::{CsrGraph, accumulate, priority_flood};
+//!
+//! // A path 0 - 1 - 2 - 3 whose node 0 is the outlet; node 2 is a pit behind node 1.
+//! let offsets = [0u32, 1, 3, 5, 6];
+//! let neighbours = [1u32, 0, 2, 1, 3, 2];
+//! let graph = CsrGraph::new(&offsets, &neighbours)?;
+//! let routing = priority_flood(graph, &[0.0, 0.5, 0.2, 0.8], &[true, false, false, false])?;
+//! assert_eq!(routing.downstream, [-1, 0, 1, 2]);
+//! assert_eq!(routing.filled, [0.0, 0.5, 0.5, 0.8]); // the pit is filled to its spill level
+//! let flow = accumulate(&routing.downstream, &routing.order, &[0, 1, 1, 1])?;
+//! assert_eq!(flow, [3, 3, 2, 1]);
+//! # Ok::<(), orogen_hydrology::graph::Error>(())
+//! ```
+
+mod flow;
+mod lakes;
+mod rivers;
+mod route;
+
+use ndarray::Array1;
+use orogen_world::ids::water;
+use orogen_world::params::{ParamError, in_range};
+use orogen_world::{Csr, Domain, DualMesh, Layer, Values, World, WorldError};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use flow::accumulate;
+pub use lakes::{Lakes, find_lakes};
+pub use rivers::{PassParams, RiverInput, RiverParams, Rivers, select_rivers};
+pub use route::{Routing, carve, check_forest, priority_flood, sea_distance, spill_nodes};
+
+/// What can go wrong in the graph kernels and their adapter.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter out of range.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// A missing or malformed world layer.
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// Kernel input that does not fit together (lengths, indices, non-finite values).
+    #[error("hydrology input: {0}")]
+    Input(String),
+}
+
+/// A graph in compressed sparse rows: the neighbours of node `i` are
+/// `targets[offsets[i]..offsets[i + 1]]`. Checked once on construction.
+#[derive(Clone, Copy, Debug)]
+pub struct CsrGraph<'a> {
+    offsets: &'a [u32],
+    targets: &'a [u32],
+}
+
+impl<'a> CsrGraph<'a> {
+    /// Checks that `offsets` starts at 0, never decreases and ends at `targets.len()`, and
+    /// that every target is a node (`< offsets.len() - 1`).
+    pub fn new(offsets: &'a [u32], targets: &'a [u32]) -> Result<Self, Error> {
+        let n = offsets.len().saturating_sub(1);
+        Self::relation(offsets, targets, n)
+    }
+
+    /// A relation from `offsets.len() - 1` sources to `n_targets` targets (for example
+    /// region -> corners), checked like [`CsrGraph::new`] but against `n_targets`.
+    pub fn relation(
+        offsets: &'a [u32],
+        targets: &'a [u32],
+        n_targets: usize,
+    ) -> Result<Self, Error> {
+        let csr_err = |m: String| Error::Input(format!("graph: {m}"));
+        if offsets.first() != Some(&0) {
+            return Err(csr_err("offsets must start with 0".into()));
+        }
+        if offsets.windows(2).any(|w| w[1] < w[0]) {
+            return Err(csr_err("offsets decrease".into()));
+        }
+        if offsets[offsets.len() - 1] as usize != targets.len() {
+            return Err(csr_err(format!(
+                "offsets end at {} but there are {} targets",
+                offsets[offsets.len() - 1],
+                targets.len()
+            )));
+        }
+        if let Some(&bad) = targets.iter().find(|&&t| t as usize >= n_targets) {
+            return Err(csr_err(format!(
+                "target {bad} is out of range (must be below {n_targets})"
+            )));
+        }
+        Ok(CsrGraph { offsets, targets })
+    }
+
+    /// A view of a world [`Csr`] (whose arrays are contiguous) as a graph.
+    pub fn from_csr(csr: &'a Csr) -> Result<Self, Error> {
+        Self::from_csr_relation(csr, csr.n_lists())
+    }
+
+    /// A view of a world [`Csr`] as a relation to `n_targets` targets.
+    pub fn from_csr_relation(csr: &'a Csr, n_targets: usize) -> Result<Self, Error> {
+        let offsets = csr
+            .offsets
+            .as_slice()
+            .ok_or_else(|| Error::Input("graph: offsets are not contiguous".into()))?;
+        let targets = csr
+            .values
+            .as_slice()
+            .ok_or_else(|| Error::Input("graph: values are not contiguous".into()))?;
+        Self::relation(offsets, targets, n_targets)
+    }
+
+    /// The number of nodes.
+    pub fn n_nodes(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The neighbours of node `i`.
+    pub fn neighbors(&self, i: usize) -> &'a [u32] {
+        &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Every target, concatenated.
+    pub fn targets(&self) -> &'a [u32] {
+        self.targets
+    }
+}
+
+/// How depressions are handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Depressions {
+    /// Fill them (Priority-Flood): big ones become lakes, small ones are flat land the flow
+    /// crosses.
+    #[default]
+    Fill,
+    /// Keep the lakes, but lower the corners along the path out of every other depression
+    /// (as mapgen4 does); `corner_elevation` is lowered where carved, so the heightmap shows
+    /// the valleys.
+    Carve,
+}
+
+/// Parameters of the hydrology stage on the mesh.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Fill or carve depressions. Default: fill. Allowed: fill, carve.
+    pub depressions: Depressions,
+    /// Fewest regions of a flooded lake (enclosed water is a lake at any size). Default: 10.
+    /// Range: 1 ..= 100,000,000.
+    pub min_lake_regions: usize,
+    /// River selection and widths.
+    pub selection: RiverParams,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            depressions: Depressions::Fill,
+            min_lake_regions: 10,
+            selection: RiverParams::default(),
+        }
+    }
+}
+
+impl Params {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        in_range(
+            "rivers.min_lake_regions",
+            self.min_lake_regions,
+            1..=100_000_000,
+        )?;
+        self.selection.validate()
+    }
+}
+
+/// Everything the stage computes, for callers who want it without a world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hydrology {
+    /// The flood (filled levels after carving in carve mode).
+    pub routing: Routing,
+    /// Corner elevation after carving (the input in fill mode).
+    pub corner_elevation: Vec<f32>,
+    pub is_outlet: Vec<bool>,
+    pub lakes: Lakes,
+    pub hops: Vec<u32>,
+    pub sea_distance: Vec<f32>,
+    pub flow: Vec<u64>,
+    pub rivers: Rivers,
+}
+
+/// The outlets of a mesh: corners touching an ocean region ([`water::OCEAN`]) or on the border.
+pub fn mesh_outlets(mesh: &DualMesh, region_water: &[u8]) -> Result<Vec<bool>, Error> {
+    route::check_len("region_water", region_water.len(), mesh.n_regions())?;
+    Ok((0..mesh.n_corners())
+        .map(|c| {
+            mesh.is_border_corner(c)
+                || mesh
+                    .corner_regions
+                    .row(c)
+                    .iter()
+                    .any(|&r| region_water[r as usize] == water::OCEAN)
+        })
+        .collect())
+}
+
+/// Runs the whole stage on a world's mesh and layers without touching the world.
+pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
+    params.validate()?;
+    let mesh = world.mesh()?;
+    let n_corners = mesh.n_corners();
+    let n_regions = mesh.n_regions();
+    let corner_elevation = world.view1::<f32>("corner_elevation")?;
+    let region_elevation = world.view1::<f32>("region_elevation")?;
+    let region_water = world.view1::<u8>("region_water")?;
+    let corner_elevation: Vec<f32> = corner_elevation.iter().copied().collect();
+    let region_elevation: Vec<f32> = region_elevation.iter().copied().collect();
+    let region_water: Vec<u8> = region_water.iter().copied().collect();
+    let is_outlet = mesh_outlets(mesh, &region_water)?;
+    let corner_graph = CsrGraph::from_csr(&mesh.corner_neighbors)?;
+    let mut routing = priority_flood(corner_graph, &corner_elevation, &is_outlet)?;
+    if routing.n_unreached > 0 {
+        return Err(Error::Input(format!(
+            "{} corners are not connected to any outlet",
+            routing.n_unreached
+        )));
+    }
+    let spill = spill_nodes(&routing);
+    let lakes = find_lakes(
+        CsrGraph::from_csr(&mesh.region_neighbors)?,
+        CsrGraph::from_csr_relation(&mesh.region_corners, n_corners)?,
+        &region_elevation,
+        &region_water,
+        &routing.filled,
+        &spill,
+        params.min_lake_regions,
+    )?;
+    debug_assert_eq!(lakes.region_lake.len(), n_regions);
+    let mut elevation_out = corner_elevation.clone();
+    if params.depressions == Depressions::Carve {
+        let keep: Vec<bool> = lakes.corner_lake.iter().map(|&l| l >= 0).collect();
+        let carved = carve(&routing, &corner_elevation, &keep)?;
+        for (e, &c) in elevation_out.iter_mut().zip(&carved) {
+            *e = e.min(c);
+        }
+        routing.filled = carved;
+    }
+    let xy = mesh
+        .corner_xy
+        .as_slice()
+        .ok_or_else(|| Error::Input("corner_xy is not contiguous".into()))?;
+    let (hops, sea_distance) = route::sea_distance(&routing, xy)?;
+    let contribution: Vec<u32> = is_outlet.iter().map(|&o| u32::from(!o)).collect();
+    let flow = accumulate(&routing.downstream, &routing.order, &contribution)?;
+    let is_land: Vec<bool> = is_outlet.iter().map(|&o| !o).collect();
+    let spacing = (world.meta.width * world.meta.height / n_regions.max(1) as f64).sqrt();
+    let rivers = select_rivers(
+        &RiverInput {
+            graph: corner_graph,
+            downstream: &routing.downstream,
+            flow: &flow,
+            hops: &hops,
+            xy,
+            is_land: &is_land,
+            corner_lake: &lakes.corner_lake,
+            spacing,
+        },
+        &params.selection,
+    )?;
+    Ok(Hydrology {
+        routing,
+        corner_elevation: elevation_out,
+        is_outlet,
+        lakes,
+        hops,
+        sea_distance,
+        flow,
+        rivers,
+    })
+}
+
+/// The hydrology stage on the mesh.
+///
+/// Reads `corner_elevation`, `region_elevation` (f32) and `region_water` (u8). Outlets are the
+/// corners touching an ocean region or on the border. Writes, per corner: `corner_filled`
+/// (f32), `corner_downstream` (i32 corner index, -1 at outlets), `corner_flow` (f32, 1 per land
+/// corner accumulated), `corner_sea_hops` (u32), `corner_sea_distance` (f32), `corner_lake`
+/// (i32 lake id or -1); per region: `region_water` (lakes added), `region_lake` (i32 lake id or
+/// -1); per lake (Free): `lake_surface` (f32), `lake_outlet` (u32 corner index); and the
+/// rivers, ragged (Free, one list per river, source first): `rivers` (u32 corner indices),
+/// `river_flow`, `river_width` (map units), `river_opacity` (f32), `river_on_lake` (u8, 1 when
+/// the segment to the next vertex lies on a lake). In carve mode `corner_elevation` is lowered
+/// along the carved paths.
+pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
+    let h = compute(world, params)?;
+    let n_corners = h.flow.len();
+    let dyn1 = |v: Vec<f32>| Array1::from(v).into_dyn();
+    if params.depressions == Depressions::Carve {
+        world.set_layer("corner_elevation", Domain::Corner, dyn1(h.corner_elevation))?;
+    }
+    world.set_layer("corner_filled", Domain::Corner, dyn1(h.routing.filled))?;
+    world.insert_layer(
+        "corner_downstream",
+        Layer {
+            domain: Domain::Corner,
+            index_of: Some(Domain::Corner),
+            offsets: None,
+            values: Values::I32(Array1::from(h.routing.downstream).into_dyn()),
+        },
+    )?;
+    world.set_layer(
+        "corner_flow",
+        Domain::Corner,
+        dyn1(h.flow.iter().map(|&f| f as f32).collect()),
+    )?;
+    world.set_layer(
+        "corner_sea_hops",
+        Domain::Corner,
+        Array1::from(h.hops).into_dyn(),
+    )?;
+    world.set_layer("corner_sea_distance", Domain::Corner, dyn1(h.sea_distance))?;
+    world.set_layer(
+        "corner_lake",
+        Domain::Corner,
+        Array1::from(h.lakes.corner_lake).into_dyn(),
+    )?;
+    world.set_layer(
+        "region_water",
+        Domain::Region,
+        Array1::from(h.lakes.region_water).into_dyn(),
+    )?;
+    world.set_layer(
+        "region_lake",
+        Domain::Region,
+        Array1::from(h.lakes.region_lake).into_dyn(),
+    )?;
+    world.set_layer("lake_surface", Domain::Free, dyn1(h.lakes.surface))?;
+    world.insert_layer(
+        "lake_outlet",
+        Layer {
+            domain: Domain::Free,
+            index_of: Some(Domain::Corner),
+            offsets: None,
+            values: Values::U32(Array1::from(h.lakes.outlet).into_dyn()),
+        },
+    )?;
+    let r = h.rivers;
+    let offsets = Array1::from(r.offsets.clone());
+    world.insert_layer(
+        "rivers",
+        Layer::ragged_indices(
+            Domain::Free,
+            Domain::Corner,
+            Csr::from_parts(r.offsets, r.corners),
+        ),
+    )?;
+    for (name, values) in [
+        ("river_flow", r.flow),
+        ("river_width", r.width),
+        ("river_opacity", r.opacity),
+    ] {
+        world.insert_layer(
+            name,
+            Layer::ragged(Domain::Free, offsets.clone(), dyn1(values)),
+        )?;
+    }
+    world.insert_layer(
+        "river_on_lake",
+        Layer::ragged(Domain::Free, offsets, Array1::from(r.on_lake).into_dyn()),
+    )?;
+    debug_assert_eq!(world.mesh()?.n_corners(), n_corners);
+    Ok(())
+}

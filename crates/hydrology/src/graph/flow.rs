@@ -1,0 +1,132 @@
+//! Flow accumulation over a routing forest, in parallel by drainage basin.
+
+use rayon::prelude::*;
+
+use super::Error;
+use super::route::check_len;
+
+/// Accumulates `contribution` down the forest given by `downstream` (-1 = root): each node's
+/// flow is its own contribution plus the flow of every node upstream of it.
+///
+/// `order` lists every node downstream-first (as [`priority_flood`](super::priority_flood)
+/// returns it); the sums run in its reverse, upstream before downstream, which is right inside
+/// filled depressions where elevation does not order the forest. The basins (trees) are
+/// independent and are summed in parallel with rayon; sums are integers, so the result is the
+/// same for any thread count.
+///
+/// Errors when the lengths disagree or `order` is not a downstream-first order of the forest.
+pub fn accumulate(
+    downstream: &[i32],
+    order: &[u32],
+    contribution: &[u32],
+) -> Result<Vec<u64>, Error> {
+    let n = downstream.len();
+    check_len("contribution", contribution.len(), n)?;
+    check_len("order", order.len(), n)?;
+    // Root of every node (downstream-first, so the downstream root is known), checking on the
+    // way that `order` lists every node once, each after its downstream node.
+    const UNSEEN: u32 = u32::MAX;
+    let mut root = vec![UNSEEN; n];
+    let mut basin_of_root = vec![UNSEEN; n];
+    let mut basin_len: Vec<u32> = Vec::new();
+    for (p, &c) in order.iter().enumerate() {
+        let c = c as usize;
+        if c >= n || root[c] != UNSEEN {
+            return Err(Error::Input(format!(
+                "order is not a permutation of the nodes (entry {p} = {c})"
+            )));
+        }
+        let d = downstream[c];
+        root[c] = if d == -1 {
+            c as u32
+        } else if d >= 0 && (d as usize) < n && root[d as usize] != UNSEEN {
+            root[d as usize]
+        } else {
+            return Err(Error::Input(format!(
+                "node {c} comes before its downstream node {d} in order (or {d} is not a node)"
+            )));
+        };
+        let r = root[c] as usize;
+        if basin_of_root[r] == UNSEEN {
+            basin_of_root[r] = basin_len.len() as u32;
+            basin_len.push(0);
+        }
+        basin_len[basin_of_root[r] as usize] += 1;
+    }
+    // Stable counting sort of `order` by basin: each basin's nodes stay downstream-first.
+    let mut start = Vec::with_capacity(basin_len.len() + 1);
+    start.push(0usize);
+    for &len in &basin_len {
+        start.push(start[start.len() - 1] + len as usize);
+    }
+    let mut cursor = start.clone();
+    let mut perm = vec![0u32; n];
+    let mut pos = vec![0u32; n];
+    for &c in order {
+        let b = basin_of_root[root[c as usize] as usize] as usize;
+        perm[cursor[b]] = c;
+        pos[c as usize] = cursor[b] as u32;
+        cursor[b] += 1;
+    }
+    // Downstream position of every position (u32::MAX at roots), in the basin-sorted order.
+    let down_pos: Vec<u32> = perm
+        .par_iter()
+        .map(|&c| {
+            let d = downstream[c as usize];
+            if d < 0 { u32::MAX } else { pos[d as usize] }
+        })
+        .collect();
+    let mut flow_perm: Vec<u64> = perm
+        .par_iter()
+        .map(|&c| u64::from(contribution[c as usize]))
+        .collect();
+    // Consecutive basins grouped into chunks of at least `min_chunk` nodes: every downstream
+    // link stays inside its basin, so each chunk sums on its own.
+    let min_chunk = (n / 64).max(4096);
+    let mut chunks = Vec::new();
+    let mut rest = flow_perm.as_mut_slice();
+    let mut first = 0usize;
+    let mut b = 0usize;
+    while b < basin_len.len() {
+        let mut end = start[b + 1];
+        b += 1;
+        while end - first < min_chunk && b < basin_len.len() {
+            end = start[b + 1];
+            b += 1;
+        }
+        let (head, tail) = rest.split_at_mut(end - first);
+        chunks.push((first, head));
+        rest = tail;
+        first = end;
+    }
+    chunks.into_par_iter().for_each(|(first, flow)| {
+        for i in (0..flow.len()).rev() {
+            let d = down_pos[first + i];
+            if d != u32::MAX {
+                flow[d as usize - first] += flow[i];
+            }
+        }
+    });
+    Ok((0..n)
+        .into_par_iter()
+        .map(|c| flow_perm[pos[c] as usize])
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_basins_sum_their_trees() {
+        // Basin A: 0 <- 1 <- 2, 0 <- 3. Basin B: 4 <- 5.
+        let downstream = [-1, 0, 1, 0, -1, 4];
+        let order = [4, 0, 3, 5, 1, 2];
+        let flow = accumulate(&downstream, &order, &[0, 1, 1, 1, 0, 1]).unwrap();
+        assert_eq!(flow, vec![3, 2, 1, 1, 1, 1]);
+        assert!(accumulate(&downstream, &[0, 1, 2, 3, 5, 4], &[1; 6]).is_err());
+        assert!(accumulate(&downstream, &order, &[1; 5]).is_err());
+        assert!(accumulate(&[-1, -3], &[0, 1], &[1; 2]).is_err());
+        assert!(accumulate(&[-1, 0], &[0, 0], &[1; 2]).is_err());
+    }
+}

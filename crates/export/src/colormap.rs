@@ -342,7 +342,7 @@ fn hillshade(rgb: &mut [[u8; 3]], e: &[f32], grid: &PixelGrid, meta: &orogen_wor
 
 /// Draws every river of `rivers` (ragged corner ids) as anti-aliased capsules along its
 /// corners, `river_width` (map units, per corner) wide, at least one pixel.
-pub(crate) fn draw_rivers(
+fn draw_rivers(
     world: &World,
     grid: &PixelGrid,
     color: Rgb,

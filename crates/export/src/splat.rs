@@ -1,10 +1,9 @@
 //! Engine terrain layers at the heightmap's size: 8-bit splat (weight) maps per biome group
-//! (`splat_GROUP.png`) and the river mask (`rivers.png`).
+//! (`splat_GROUP.png`). The river mask at the same size is [`crate::rivers`].
 //!
 //! Splat weights interpolate each group's share over the mesh with `orogen_world::interp`, like
 //! every raster (a site counts 1 for its own group, a corner the share of its three regions), so layers blend across cell borders; the weights of a pixel sum to exactly
-//! 255 (largest remainder). The river mask is the colour map's river drawing (widths,
-//! anti-aliased) in white on black.
+//! 255 (largest remainder).
 
 use ndarray::Array2;
 use orogen_world::ids::Biome;
@@ -99,20 +98,7 @@ pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, Ex
     Ok(maps)
 }
 
-/// The river mask (`ny x nx`, 0 dry, 255 river, anti-aliased edges): the `rivers` layer drawn
-/// with `river_width` as in the colour map; all zero without rivers.
-pub fn river_mask(world: &World, grid: &PixelGrid) -> Result<Array2<u8>, ExportError> {
-    let mut rgb = vec![[0u8; 3]; grid.len()];
-    if world.has_layer("rivers") {
-        crate::colormap::draw_rivers(world, grid, [1.0, 1.0, 1.0], &mut rgb)?;
-    }
-    Ok(
-        Array2::from_shape_vec((grid.ny, grid.nx), rgb.iter().map(|p| p[0]).collect())
-            .expect("one value per pixel"),
-    )
-}
-
-/// Writes `splat_GROUP.png` for every group and `rivers.png` (when the world has rivers).
+/// Writes `splat_GROUP.png` for every group (when the world has biomes).
 pub fn write_layers(
     out: &mut crate::atomic::OutDir,
     world: &World,
@@ -124,10 +110,6 @@ pub fn write_layers(
             out.write(&name, |w| crate::png::write_gray8(w, map.view()))?;
         }
     }
-    if world.has_layer("rivers") {
-        let mask = river_mask(world, grid)?;
-        out.write("rivers.png", |w| crate::png::write_gray8(w, mask.view()))?;
-    }
     Ok(())
 }
 
@@ -135,7 +117,7 @@ pub fn write_layers(
 mod tests {
     use super::*;
     use ndarray::Array1;
-    use orogen_world::{Csr, Domain, DualMesh, Layer, WorldMeta};
+    use orogen_world::{Domain, DualMesh, WorldMeta};
 
     fn world() -> World {
         let mesh = DualMesh::jittered_grid(24, 24, 1.0, 1.0, 0.4, 3);
@@ -183,30 +165,5 @@ mod tests {
         bad.set_layer("region_biome", Domain::Region, b.into_dyn())
             .unwrap();
         assert!(splat_maps(&bad, &grid).is_err());
-    }
-
-    #[test]
-    fn river_mask_draws_the_rivers_layer() {
-        let mut w = world();
-        let grid = PixelGrid::centres(64, 1.0, 1.0).unwrap();
-        assert!(river_mask(&w, &grid).unwrap().iter().all(|&v| v == 0));
-        // A river along the corners nearest to the horizontal line y = 0.25.
-        let mesh = w.mesh().unwrap();
-        let mut path: Vec<u32> = (0..mesh.n_corners() as u32)
-            .filter(|&c| (mesh.corner_xy[[c as usize, 1]] - 0.25).abs() < 0.02)
-            .collect();
-        path.sort_by(|a, b| {
-            mesh.corner_xy[[*a as usize, 0]].total_cmp(&mesh.corner_xy[[*b as usize, 0]])
-        });
-        assert!(path.len() > 10);
-        let layer = Layer::ragged_indices(Domain::Free, Domain::Corner, Csr::from_lists(&[path]));
-        w.insert_layer("rivers", layer).unwrap();
-        let mask = river_mask(&w, &grid).unwrap();
-        let row_sum = |j: usize| mask.row(j).iter().map(|&v| u32::from(v)).sum::<u32>();
-        assert!(
-            row_sum(15) + row_sum(16) > 255 * 40,
-            "the river crosses the map near row 16"
-        );
-        assert_eq!(row_sum(48), 0);
     }
 }

@@ -51,7 +51,7 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             })?;
         }
     }
-    // Engine terrain layers: splat maps per biome group and the river mask.
+    // Engine terrain layers: splat maps per biome group.
     if world.has_mesh() {
         let grid = raster_grid(world, config)?;
         orogen_export::splat::write_layers(&mut out, world, &grid)?;

@@ -157,15 +157,15 @@ fn exports_read_back_and_a_north_west_anchor_lands_top_left_everywhere() {
         centroid(n, n, |i, j| splats[0][j * n + i] < 128),
         total,
     );
-    if files.iter().any(|f| f == "rivers.png") {
-        let (w, h, _, mask) = read_png(&dir.path().join("rivers.png"));
-        assert_eq!((w, h), (n, n));
-        let (x, y, count) = centroid(n, n, |i, j| mask[j * n + i] > 0);
-        assert!(
-            count > 0 && x < 0.5 && y < 0.5,
-            "rivers at ({x:.2}, {y:.2})"
-        );
-    }
+    // The river mask (the hydrology stage always runs, so the world has rivers).
+    assert!(files.iter().any(|f| f == "rivers.png"));
+    let (w, h, _, mask) = read_png(&dir.path().join("rivers.png"));
+    assert_eq!((w, h), (n, n));
+    let (x, y, count) = centroid(n, n, |i, j| mask[j * n + i] > 0);
+    assert!(
+        count > 0 && x < 0.4 && y < 0.4,
+        "rivers at ({x:.2}, {y:.2})"
+    );
 
     // GeoJSON: closed, counter-clockwise outer rings; the land north-west of the centre.
     let geo: Value =
@@ -209,6 +209,28 @@ fn exports_read_back_and_a_north_west_anchor_lands_top_left_everywhere() {
         lon < 0.0 && lat > 0.0,
         "land centroid at lon {lon}, lat {lat}"
     );
+    // Rivers: LineStrings with a flow and a width per vertex, mouths north-west of the centre.
+    let rivers: Vec<_> = features
+        .iter()
+        .filter(|f| f["properties"]["kind"] == "river")
+        .collect();
+    assert!(!rivers.is_empty());
+    assert_eq!(rivers.len(), world.offsets("rivers").unwrap().len() - 1);
+    for r in &rivers {
+        assert_eq!(r["geometry"]["type"], "LineString");
+        let coords = r["geometry"]["coordinates"].as_array().unwrap();
+        assert!(coords.len() >= 2);
+        assert_eq!(
+            r["properties"]["flow"].as_array().unwrap().len(),
+            coords.len()
+        );
+        assert_eq!(
+            r["properties"]["width_m"].as_array().unwrap().len(),
+            coords.len()
+        );
+        let mouth = &coords[coords.len() - 1];
+        assert!(mouth[0].as_f64().unwrap() < 0.1 && mouth[1].as_f64().unwrap() > -0.1);
+    }
 
     // world.npz opens with ndarray-npy as NumPy would.
     let mut npz =

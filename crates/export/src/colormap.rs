@@ -173,7 +173,7 @@ where
 }
 
 /// Per-corner values: the mean of the corner's three regions.
-fn corner_mean(mesh: &DualMesh, region: impl Fn(usize) -> f32) -> Vec<f32> {
+pub(crate) fn corner_mean(mesh: &DualMesh, region: impl Fn(usize) -> f32) -> Vec<f32> {
     (0..mesh.n_corners())
         .map(|c| {
             let t = mesh.corner_regions.row(c);

@@ -1,4 +1,6 @@
-//! `heightmap.png`: the terrain as a 16-bit grayscale image.
+//! The heightmaps: `heightmap.png` (16-bit grayscale), `heightmap.r16` (headerless 16-bit
+//! little-endian, row 0 first, exactly N x N x 2 bytes) and `heightmap.exr` (32-bit float metres,
+//! one channel `Y`), all from one float master rasterised once.
 //!
 //! Each pixel's elevation is interpolated over the dual mesh by [`orogen_world::interp`] (each
 //! Delaunay triangle split into three by its corner point: continuous, and corner values shape
@@ -16,8 +18,12 @@ use crate::grid::PixelGrid;
 use crate::heights::{self, Normalize};
 use crate::sidecar::HeightMapping;
 
-/// The file name.
+/// The file name of the 16-bit PNG.
 pub const FILE: &str = "heightmap.png";
+/// The file name of the headerless 16-bit little-endian heightmap.
+pub const FILE_R16: &str = "heightmap.r16";
+/// The file name of the 32-bit float heightmap (metres).
+pub const FILE_EXR: &str = "heightmap.exr";
 
 /// The elevation raster (conventions' range [-1, 1]) of a world on a grid.
 pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
@@ -27,19 +33,49 @@ pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, 
     Ok(rasterize_mesh(mesh, region, corner, &grid.sampling())?)
 }
 
+/// The float master in metres (`ny x nx`) of a world on a grid.
+pub fn metres_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
+    let raster = elevation_raster(world, grid)?;
+    let meta = &world.meta;
+    Ok(ndarray::Zip::from(&raster).par_map_collect(|&e| heights::metres(e, meta) as f32))
+}
+
+/// Maps a metre master to 16 bits; returns the pixels and the height mapping.
+fn to_u16(
+    master: &Array2<f32>,
+    world: &World,
+    normalize: Normalize,
+) -> (Array2<u16>, HeightMapping) {
+    let meta = &world.meta;
+    let range = match normalize {
+        Normalize::Fixed => (-meta.max_depth_m, meta.max_height_m),
+        Normalize::MinMax => {
+            let (lo, hi) = master
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &m| {
+                    (lo.min(f64::from(m)), hi.max(f64::from(m)))
+                });
+            if lo < hi {
+                (lo, hi)
+            } else if lo.is_finite() {
+                (lo, lo + 1.0)
+            } else {
+                (0.0, 1.0)
+            }
+        }
+    };
+    let pixels =
+        ndarray::Zip::from(master).par_map_collect(|&m| heights::to_u16(f64::from(m), range));
+    (pixels, HeightMapping::new(meta, normalize, range))
+}
+
 /// The 16-bit heightmap of a world on a grid, and the height mapping used.
 pub fn heightmap(
     world: &World,
     grid: &PixelGrid,
     normalize: Normalize,
 ) -> Result<(Array2<u16>, HeightMapping), ExportError> {
-    let raster = elevation_raster(world, grid)?;
-    let elevations = raster.as_slice().expect("a fresh raster is contiguous");
-    let range = heights::range_m(elevations, &world.meta, normalize);
-    let meta = &world.meta;
-    let pixels = ndarray::Zip::from(&raster)
-        .par_map_collect(|&e| heights::to_u16(heights::metres(e, meta), range));
-    Ok((pixels, HeightMapping::new(meta, normalize, range)))
+    Ok(to_u16(&metres_raster(world, grid)?, world, normalize))
 }
 
 /// Writes `heightmap.png` into `out`; returns the height mapping for the sidecar.
@@ -51,6 +87,42 @@ pub fn write_heightmap(
 ) -> Result<HeightMapping, ExportError> {
     let (pixels, mapping) = heightmap(world, grid, normalize)?;
     out.write(FILE, |w| crate::png::write_gray16(w, pixels.view()))?;
+    Ok(mapping)
+}
+
+/// Writes the 16-bit values row 0 first, each little-endian, with no header.
+pub fn write_r16(
+    w: &mut dyn std::io::Write,
+    pixels: ndarray::ArrayView2<'_, u16>,
+) -> Result<(), ExportError> {
+    let bytes: Vec<u8> = pixels.iter().flat_map(|v| v.to_le_bytes()).collect();
+    w.write_all(&bytes).map_err(crate::atomic::io(FILE_R16))
+}
+
+/// Writes `heightmap.png`, `heightmap.r16` and `heightmap.exr` (metres) from one float master
+/// rasterised once; returns the height mapping (with Unreal's transform for that engine).
+pub fn write_heightmaps(
+    out: &mut OutDir,
+    world: &World,
+    grid: &PixelGrid,
+    normalize: Normalize,
+    engine: crate::engine::Engine,
+) -> Result<HeightMapping, ExportError> {
+    let master = metres_raster(world, grid)?;
+    out.write(FILE_EXR, |w| crate::exr::write_f32(w, master.view(), "Y"))?;
+    let (pixels, mut mapping) = to_u16(&master, world, normalize);
+    drop(master);
+    out.write(FILE, |w| crate::png::write_gray16(w, pixels.view()))?;
+    out.write(FILE_R16, |w| write_r16(w, pixels.view()))?;
+    mapping.engine = engine;
+    mapping.world_size_y_m = world.meta.world_size_m * grid.height / grid.width;
+    if engine == crate::engine::Engine::Unreal {
+        mapping.unreal = Some(crate::engine::UnrealTransform::new(
+            (mapping.metres_at_0, mapping.metres_at_65535),
+            grid.nx,
+            world.meta.world_size_m,
+        ));
+    }
     Ok(mapping)
 }
 

@@ -22,7 +22,10 @@
 pub mod atomic;
 pub mod colormap;
 mod draw;
+pub mod engine;
 mod error;
+pub mod exr;
+pub mod geojson;
 pub mod grid;
 pub mod heightmap;
 pub mod heights;
@@ -32,6 +35,7 @@ pub mod npy;
 pub mod png;
 pub mod rivers;
 pub mod sidecar;
+pub mod splat;
 
 pub use error::ExportError;
 pub use mesh_png::mesh_png;

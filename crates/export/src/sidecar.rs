@@ -49,9 +49,19 @@ pub struct HeightMapping {
     pub metres_at_0: f64,
     pub metres_at_65535: f64,
     pub sea_level_u16: u16,
+    /// Sea level in metres (always 0: metres are heights above sea level).
+    pub sea_level_m: f64,
     pub max_height_m: f64,
     pub max_depth_m: f64,
+    /// The map's width (west to east) in metres.
     pub world_size_m: f64,
+    /// The map's height (north to south) in metres.
+    pub world_size_y_m: f64,
+    /// The engine the heightmap's size and sampling were chosen for.
+    pub engine: crate::engine::Engine,
+    /// Unreal's landscape import scale and offset (`--engine unreal` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreal: Option<crate::engine::UnrealTransform>,
 }
 
 impl HeightMapping {
@@ -62,9 +72,13 @@ impl HeightMapping {
             metres_at_0: range.0,
             metres_at_65535: range.1,
             sea_level_u16: crate::heights::to_u16(0.0, range),
+            sea_level_m: 0.0,
             max_height_m: meta.max_height_m,
             max_depth_m: meta.max_depth_m,
             world_size_m: meta.world_size_m,
+            world_size_y_m: meta.world_size_m * meta.height / meta.width,
+            engine: crate::engine::Engine::None,
+            unreal: None,
         }
     }
 }

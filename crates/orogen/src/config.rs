@@ -1,3 +1,4 @@
+use orogen_export::engine::Engine;
 use orogen_export::heights::Normalize;
 use orogen_world::params::{ParamError, in_range, positive_finite};
 use serde::{Deserialize, Serialize};
@@ -82,6 +83,16 @@ pub struct ExportParams {
     pub save_world: bool,
     /// Shade `colormap.png` by slope (sun in the north-west, 45 degrees up). Default: false.
     pub hillshade: bool,
+    /// The engine the heightmap is for: none (pixel centres, any size), unity (2^n + 1 vertices,
+    /// 33 ..= 4097), unreal (127, 253, 505, 1009, 2017, 4033, 8129 vertices) or godot (vertices,
+    /// any size; take `heightmap.exr`). Every heightmap-sized raster (heightmaps, colour map,
+    /// biome map, splat maps, river mask) uses its grid. Default: none.
+    pub engine: Engine,
+    /// The heightmap's side in samples. Default: unset (1025 for unity, 1009 for unreal, else
+    /// `resolution`). Range: the engine's sizes; 2 ..= 32,768 otherwise.
+    pub heightmap_size: Option<usize>,
+    /// Also write `world.geojson` (land, lakes, biomes, rivers, flora). Default: false.
+    pub geojson: bool,
 }
 
 impl Default for ExportParams {
@@ -91,6 +102,9 @@ impl Default for ExportParams {
             normalize: Normalize::Fixed,
             save_world: false,
             hillshade: false,
+            engine: Engine::None,
+            heightmap_size: None,
+            geojson: false,
         }
     }
 }
@@ -128,7 +142,18 @@ impl ExportParams {
     /// Checks every field.
     pub fn validate(&self, world: &WorldParams) -> Result<(), ParamError> {
         orogen_export::grid::PixelGrid::centres(self.resolution, world.width, world.height)?;
+        self.grid(world)?;
         Ok(())
+    }
+
+    /// The grid of every heightmap-sized raster.
+    pub fn grid(&self, world: &WorldParams) -> Result<orogen_export::grid::PixelGrid, ParamError> {
+        self.engine.grid(
+            self.heightmap_size,
+            self.resolution,
+            world.width,
+            world.height,
+        )
     }
 }
 
@@ -145,7 +170,17 @@ pub fn memory_estimate_bytes(config: &Config) -> f64 {
     let ny = (nx * config.world.height / config.world.width)
         .round()
         .max(1.0);
-    stage_bytes + nx * ny * 40.0 + 64.0 * 1024.0 * 1024.0
+    let side = config
+        .export
+        .heightmap_size
+        .unwrap_or_else(|| config.export.engine.default_size(config.export.resolution))
+        as f64;
+    // The heightmap-sized rasters (an engine grid may be larger than the images).
+    let hm = side
+        * (side * config.world.height / config.world.width)
+            .round()
+            .max(1.0);
+    stage_bytes + (nx * ny).max(hm) * 40.0 + 64.0 * 1024.0 * 1024.0
 }
 
 /// The memory this machine can give, from `/proc/meminfo` (MemAvailable), or 4 GiB where that

@@ -28,7 +28,7 @@ pub mod serve;
 pub use classic::{CLASSIC_STAGES, ClassicParams, Preset};
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;
-pub use outputs::write_outputs;
+pub use outputs::{read_world, write_outputs};
 pub use pipeline::{
     STAGES, Timings, generate, generate_mesh, generate_observed, generate_rest,
     generate_rest_until, generate_timed, run_stage,

@@ -21,6 +21,9 @@ struct Cli {
 enum Command {
     /// Generate a world and write its files.
     Generate(Box<GenerateArgs>),
+    /// Re-export a world saved with --save-world (world.npz): the same files as the run that
+    /// made it, or others with the export flags given here.
+    Export(ExportCommand),
     /// Hydrology on a DEM you bring: 2-D .npy (float32 elevations, int8 D8 receivers) or
     /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
     #[command(subcommand)]
@@ -87,6 +90,21 @@ enum DemCommand {
         /// Output (.npy float64).
         output: PathBuf,
     },
+}
+
+#[derive(Debug, Args)]
+struct ExportCommand {
+    /// The saved world (world.npz from --save-world).
+    #[arg(long)]
+    world: PathBuf,
+    /// Output folder.
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+    #[command(flatten)]
+    export: ExportArgs,
 }
 
 #[derive(Debug, Args)]
@@ -225,6 +243,37 @@ struct ExportArgs {
     /// Shade colormap.png by slope (sun north-west, 45 degrees up) [default: off]
     #[arg(long)]
     hillshade: bool,
+    /// Heightmap for an engine: none (any size, pixel centres), unity (2^n+1: 33..=4097),
+    /// unreal (127, 253, 505, 1009, 2017, 4033, 8129) or godot (EXR, any size); engines sample
+    /// vertices and need a square map [default: none]
+    #[arg(long, value_parser = parse_engine)]
+    engine: Option<orogen_export::engine::Engine>,
+    /// Heightmap side in samples; every heightmap-sized raster follows it [default: 1025 unity,
+    /// 1009 unreal, else --resolution] [range: the engine's sizes, else 2..=32768]
+    #[arg(long)]
+    heightmap_size: Option<usize>,
+    /// Also write world.geojson (land, lakes, biomes, rivers, flora; RFC 7946) [default: off]
+    #[arg(long)]
+    geojson: bool,
+}
+
+fn parse_engine(text: &str) -> Result<orogen_export::engine::Engine, String> {
+    orogen_export::engine::Engine::parse(text).map_err(|e| e.to_string())
+}
+
+impl ExportArgs {
+    /// Overrides the export parameters given on the command line.
+    fn apply(&self, export: &mut orogen::ExportParams) {
+        set(&mut export.resolution, self.resolution);
+        set(&mut export.normalize, self.normalize);
+        export.save_world |= self.save_world;
+        export.hillshade |= self.hillshade;
+        set(&mut export.engine, self.engine);
+        if self.heightmap_size.is_some() {
+            export.heightmap_size = self.heightmap_size;
+        }
+        export.geojson |= self.geojson;
+    }
 }
 
 #[derive(Debug, Args)]
@@ -430,10 +479,7 @@ impl GenerateArgs {
             elevation.layout = orogen_elevation::Layout::Custom;
         }
         set(&mut elevation.layout, el.layout);
-        let e = &self.export;
-        set(&mut config.export.resolution, e.resolution);
-        set(&mut config.export.normalize, e.normalize);
-        config.export.save_world |= e.save_world;
+        self.export.apply(&mut config.export);
         let r = &self.rivers;
         let rivers = &mut config.rivers;
         set(&mut rivers.depressions, r.depressions);
@@ -446,7 +492,6 @@ impl GenerateArgs {
         set(&mut rivers.selection.main.spacing, r.river_spacing);
         set(&mut rivers.selection.tributary.spacing, r.tributary_spacing);
         set(&mut rivers.selection.extend_min_flow, r.river_extend_flow);
-        config.export.hillshade |= e.hillshade;
         let b = &self.biome;
         let biome = &mut config.biome;
         set(&mut biome.wetness, b.wetness);
@@ -528,6 +573,22 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
     Ok(())
 }
 
+fn export(args: &ExportCommand) -> Result<(), Error> {
+    let (world, mut config) = orogen::read_world(&args.world)?;
+    args.export.apply(&mut config.export);
+    config.validate()?;
+    let files = orogen::write_outputs(&world, &config, &args.out)?;
+    if !args.quiet {
+        println!(
+            "wrote {} files to {}: {}",
+            files.len(),
+            args.out.display(),
+            files.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// A bar over the stages on a terminal; hidden when stderr is piped or with `--quiet`.
 fn progress_bar(quiet: bool) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
@@ -546,20 +607,7 @@ fn progress_bar(quiet: bool) -> indicatif::ProgressBar {
 fn profile(args: &ProfileArgs) -> Result<(), Error> {
     use orogen::profile;
     let (world, config) = match &args.world {
-        Some(path) => {
-            let shown = path.display().to_string();
-            let file = std::fs::File::open(path).map_err(|e| Error::Config {
-                path: shown.clone(),
-                message: e.to_string(),
-            })?;
-            let (world, config_json) =
-                orogen_world::World::read_npz(std::io::BufReader::new(file))?;
-            let config: Config = serde_json::from_str(&config_json).map_err(|e| Error::Config {
-                path: shown,
-                message: format!("the world's embedded configuration: {e}"),
-            })?;
-            (world, config)
-        }
+        Some(path) => orogen::read_world(path)?,
         None => {
             let mut config = Config::default();
             set(&mut config.world.cells, args.cells);
@@ -639,6 +687,7 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
+        Command::Export(args) => export(args),
         Command::Dem(command) => return dem(command),
         Command::Profile(args) => profile(args),
         Command::Serve(args) => {

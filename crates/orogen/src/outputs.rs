@@ -7,7 +7,7 @@ use orogen_export::heights;
 use orogen_export::sidecar::HeightMapping;
 use orogen_export::sidecar::SamplingJson;
 use orogen_export::sidecar::WorldJson;
-use orogen_export::{colormap, png};
+use orogen_export::{colormap, geojson, png};
 use orogen_world::World;
 
 use crate::{Config, Error};
@@ -37,16 +37,13 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         sampling = Some(write_landscape(world, config, &mut out)?);
     }
     if world.has_layer("region_elevation") {
-        let grid = PixelGrid::centres(
-            config.export.resolution,
-            world.meta.width,
-            world.meta.height,
-        )?;
-        height_mapping = Some(heightmap::write_heightmap(
+        let grid = raster_grid(world, config)?;
+        height_mapping = Some(heightmap::write_heightmaps(
             &mut out,
             world,
             &grid,
             config.export.normalize,
+            config.export.engine,
         )?);
         sampling = Some(SamplingJson::from(&grid));
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
@@ -56,6 +53,14 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
                 orogen_export::png::write_gray8(w, mask.view())
             })?;
         }
+    }
+    // Engine terrain layers: splat maps per biome group.
+    if world.has_mesh() {
+        let grid = raster_grid(world, config)?;
+        orogen_export::splat::write_layers(&mut out, world, &grid)?;
+    }
+    if config.export.geojson && world.has_mesh() {
+        out.write(geojson::FILE, |w| geojson::write_geojson(w, world))?;
     }
     let height_mapping = match height_mapping {
         Some(m) => m,
@@ -80,11 +85,7 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
 /// `colormap.png` (the article's blended biome colours, rivers, optional hillshade) and
 /// `biomes.png` (one flat colour per biome; legend in the README).
 fn write_biome_outputs(world: &World, config: &Config, out: &mut OutDir) -> Result<(), Error> {
-    let grid = PixelGrid::centres(
-        config.export.resolution,
-        world.meta.width,
-        world.meta.height,
-    )?;
+    let grid = raster_grid(world, config)?;
     let palette = &config.biome.palette;
     let options = colormap::ColormapOptions {
         water: colormap::WaterColors {
@@ -118,4 +119,31 @@ fn write_landscape(
     let image = orogen_export::landscape::landscape(world, &grid, &config.classic.paint)?;
     out.write("landscape.png", |w| png::write_rgb8(w, image.view()))?;
     Ok(SamplingJson::from(&grid))
+}
+
+/// The grid of every heightmap-sized raster (heightmaps, colour and biome maps, splat maps, the
+/// river mask): the engine's, over the world's map.
+fn raster_grid(world: &World, config: &Config) -> Result<PixelGrid, Error> {
+    Ok(config.export.engine.grid(
+        config.export.heightmap_size,
+        config.export.resolution,
+        world.meta.width,
+        world.meta.height,
+    )?)
+}
+
+/// Reads a world saved with `--save-world` (`world.npz`) and the configuration it was made
+/// with, so [`write_outputs`] regenerates its files.
+pub fn read_world(path: &Path) -> Result<(World, Config), Error> {
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| Error::Config {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    let (world, config_json) = World::read_npz(std::io::BufReader::new(file))?;
+    let config: Config = serde_json::from_str(&config_json).map_err(|e| Error::Config {
+        path: shown,
+        message: format!("the saved configuration: {e}"),
+    })?;
+    Ok((world, config))
 }

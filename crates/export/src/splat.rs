@@ -1,0 +1,169 @@
+//! Engine terrain layers at the heightmap's size: 8-bit splat (weight) maps per biome group
+//! (`splat_GROUP.png`). The river mask at the same size is [`crate::rivers`].
+//!
+//! Splat weights interpolate each group's share over the mesh with `orogen_world::interp`, like
+//! every raster (a site counts 1 for its own group, a corner the share of its three regions), so layers blend across cell borders; the weights of a pixel sum to exactly
+//! 255 (largest remainder).
+
+use ndarray::Array2;
+use orogen_world::ids::Biome;
+use orogen_world::{World, WorldError};
+
+use crate::ExportError;
+use crate::grid::PixelGrid;
+use orogen_world::interp::rasterize_mesh;
+
+/// The terrain layer groups, each with its biomes.
+pub const GROUPS: [(&str, &[Biome]); 7] = [
+    ("water", &[Biome::Ocean, Biome::Lake]),
+    ("sand", &[Biome::Beach, Biome::Desert]),
+    ("grass", &[Biome::Grassland]),
+    ("forest", &[Biome::Forest, Biome::Rainforest, Biome::Taiga]),
+    ("tundra", &[Biome::Tundra]),
+    ("rock", &[Biome::Mountain]),
+    ("snow", &[Biome::Snow]),
+];
+
+/// The number of groups.
+pub const N_GROUPS: usize = GROUPS.len();
+
+/// The group of a biome id (unknown ids are an error).
+pub fn group_of(biome_id: u8) -> Option<usize> {
+    let biome = Biome::from_id(biome_id)?;
+    GROUPS.iter().position(|(_, list)| list.contains(&biome))
+}
+
+/// Quantises weights summing to 1 into bytes summing to exactly 255 (largest remainder; ties
+/// to the lower group index).
+fn quantise(w: [f32; N_GROUPS]) -> [u8; N_GROUPS] {
+    let total: f32 = w.iter().map(|v| v.max(0.0)).sum();
+    let scale = if total > 0.0 { 255.0 / total } else { 0.0 };
+    let mut out = [0u8; N_GROUPS];
+    let mut rest = [0f32; N_GROUPS];
+    let mut sum = 0u32;
+    for g in 0..N_GROUPS {
+        let v = w[g].max(0.0) * scale;
+        let f = v.floor().min(255.0);
+        out[g] = f as u8;
+        rest[g] = v - f;
+        sum += f as u32;
+    }
+    while sum < 255 && total > 0.0 {
+        let mut best = 0;
+        for g in 1..N_GROUPS {
+            if rest[g] > rest[best] {
+                best = g;
+            }
+        }
+        out[best] += 1;
+        rest[best] = -1.0;
+        sum += 1;
+    }
+    out
+}
+
+/// The splat maps (`N_GROUPS` arrays of `ny x nx` bytes, in [`GROUPS`] order). Reads `region_biome`.
+pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, ExportError> {
+    let mesh = world.mesh()?;
+    let biome = world.view1::<u8>("region_biome")?;
+    let group: Vec<u8> = biome
+        .iter()
+        .map(|&b| {
+            group_of(b)
+                .map(|g| g as u8)
+                .ok_or_else(|| WorldError::BadLayer {
+                    name: "region_biome".into(),
+                    problem: format!("unknown biome id {b}"),
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let sampling = grid.sampling();
+    let shares: Vec<ndarray::Array2<f32>> = (0..N_GROUPS)
+        .map(|g| {
+            let region: ndarray::Array1<f32> = group
+                .iter()
+                .map(|&k| f32::from(u8::from(k as usize == g)))
+                .collect();
+            let corner = ndarray::Array1::from(crate::colormap::corner_mean(mesh, |r| region[r]));
+            rasterize_mesh(mesh, region.view(), corner.view(), &sampling)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut maps: Vec<Array2<u8>> = vec![Array2::zeros((grid.ny, grid.nx)); N_GROUPS];
+    for ((j, i), _) in shares[0].indexed_iter() {
+        let w: [f32; N_GROUPS] = std::array::from_fn(|g| shares[g][[j, i]]);
+        for (g, v) in quantise(w).into_iter().enumerate() {
+            maps[g][[j, i]] = v;
+        }
+    }
+    Ok(maps)
+}
+
+/// Writes `splat_GROUP.png` for every group (when the world has biomes).
+pub fn write_layers(
+    out: &mut crate::atomic::OutDir,
+    world: &World,
+    grid: &PixelGrid,
+) -> Result<(), ExportError> {
+    if world.has_layer("region_biome") {
+        for (g, map) in splat_maps(world, grid)?.iter().enumerate() {
+            let name = format!("splat_{}.png", GROUPS[g].0);
+            out.write(&name, |w| crate::png::write_gray8(w, map.view()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array1;
+    use orogen_world::{Domain, DualMesh, WorldMeta};
+
+    fn world() -> World {
+        let mesh = DualMesh::jittered_grid(24, 24, 1.0, 1.0, 0.4, 3);
+        // Ocean in the west third, forest in the middle, snow in the east.
+        let biome: Array1<u8> = mesh
+            .region_xy
+            .rows()
+            .into_iter()
+            .map(|p| match p[0] {
+                x if x < 0.33 => Biome::Ocean.id(),
+                x if x < 0.66 => Biome::Forest.id(),
+                _ => Biome::Snow.id(),
+            })
+            .collect();
+        let mut w = World::new(WorldMeta::default());
+        w.set_mesh(mesh).unwrap();
+        w.set_layer("region_biome", Domain::Region, biome.into_dyn())
+            .unwrap();
+        w
+    }
+
+    #[test]
+    fn splat_weights_sum_to_255_and_follow_the_biomes() {
+        let w = world();
+        let grid = PixelGrid::vertices(65, 1.0, 1.0).unwrap();
+        let maps = splat_maps(&w, &grid).unwrap();
+        assert_eq!(maps.len(), N_GROUPS);
+        for j in 0..65 {
+            for i in 0..65 {
+                let s: u32 = maps.iter().map(|m| u32::from(m[[j, i]])).sum();
+                assert_eq!(s, 255, "pixel {i},{j}");
+            }
+        }
+        let (water, forest, snow) = (0, 3, 6);
+        assert_eq!(maps[water][[32, 2]], 255);
+        assert_eq!(maps[forest][[32, 32]], 255);
+        assert_eq!(maps[snow][[32, 62]], 255);
+        assert!(maps[1].iter().all(|&v| v == 0), "no sand anywhere");
+        // Blended across the ocean/forest border.
+        let border = (0..65).filter(|&i| maps[water][[32, i]] > 0 && maps[forest][[32, i]] > 0);
+        assert!(border.count() >= 1);
+        let mut bad = w.clone();
+        let mut b = bad.view1::<u8>("region_biome").unwrap().to_owned();
+        b[0] = 200;
+        bad.set_layer("region_biome", Domain::Region, b.into_dyn())
+            .unwrap();
+        assert!(splat_maps(&bad, &grid).is_err());
+    }
+}

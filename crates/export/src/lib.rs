@@ -22,12 +22,14 @@
 pub mod atomic;
 pub mod colormap;
 mod error;
+pub mod gltf;
 pub mod grid;
 pub mod heightmap;
 pub mod heights;
 pub mod mesh_png;
 pub mod npy;
 pub mod png;
+pub mod preview3d;
 pub mod sidecar;
 
 pub use error::ExportError;

@@ -143,6 +143,21 @@ struct ExportArgs {
     /// Shade colormap.png by slope (sun north-west, 45 degrees up) [default: off]
     #[arg(long)]
     hillshade: bool,
+    /// Write world.glb: terrain, sea and trees as glTF 2.0 binary (Y up, metres) [default: off]
+    #[arg(long)]
+    glb: bool,
+    /// Terrain vertices along the width in world.glb [default: 257] [range: 2..=4097]
+    #[arg(long)]
+    glb_resolution: Option<usize>,
+    /// Do not write preview3d.png (a perspective render of the world) [default: written]
+    #[arg(long)]
+    no_preview3d: bool,
+    /// Width of preview3d.png in pixels; height is 9/16 of it [default: 1280] [range: 64..=8192]
+    #[arg(long)]
+    preview_width: Option<usize>,
+    /// Vertical exaggeration of preview3d.png [default: 4] [range: 1..=50]
+    #[arg(long)]
+    preview_exaggeration: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -308,6 +323,14 @@ impl GenerateArgs {
         set(&mut config.export.normalize, e.normalize);
         config.export.save_world |= e.save_world;
         config.export.hillshade |= e.hillshade;
+        config.export.glb |= e.glb;
+        set(&mut config.export.glb_resolution, e.glb_resolution);
+        config.export.preview3d &= !e.no_preview3d;
+        set(&mut config.export.preview_width, e.preview_width);
+        set(
+            &mut config.export.preview_exaggeration,
+            e.preview_exaggeration,
+        );
         let b = &self.biome;
         let biome = &mut config.biome;
         set(&mut biome.wetness, b.wetness);

@@ -6,6 +6,8 @@
 //!
 //! - `cargo xtask generate [ARGS]`: `orogen generate --out out ARGS` (give `--out DIR` to choose).
 //! - `cargo xtask bench [ARGS]`: `cargo bench -p orogen-benches ARGS`.
+//! - `cargo xtask render3d [ARGS]`: `orogen render3d --script tools/blender/render.py ARGS`
+//!   (Blender renders `out/world.glb` into `out/render3d.png`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,7 +17,7 @@ use anyhow::{Context, Result, bail};
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let Some(task) = args.next() else {
-        bail!("usage: cargo xtask <generate|bench> [ARGS]");
+        bail!("usage: cargo xtask <generate|bench|render3d> [ARGS]");
     };
     let rest: Vec<String> = args.collect();
     match task.as_str() {
@@ -27,11 +29,25 @@ fn main() -> Result<()> {
             orogen_args.extend(rest);
             run_orogen(&orogen_args)
         }
+        "render3d" => {
+            let mut orogen_args = vec!["render3d".to_owned()];
+            for (flag, default) in [
+                ("--glb", root().join("out/world.glb")),
+                ("--out", root().join("out/render3d.png")),
+                ("--script", root().join("tools/blender/render.py")),
+            ] {
+                if !rest.iter().any(|a| a == flag || a.starts_with(&format!("{flag}="))) {
+                    orogen_args.extend([flag.to_owned(), default.display().to_string()]);
+                }
+            }
+            orogen_args.extend(rest);
+            run_orogen(&orogen_args)
+        }
         "bench" => run(Command::new(cargo())
             .current_dir(root())
             .args(["bench", "-p", "orogen-benches"])
             .args(&rest)),
-        other => bail!("unknown task `{other}`; known: generate, bench"),
+        other => bail!("unknown task `{other}`; known: generate, bench, render3d"),
     }
 }
 

@@ -418,13 +418,32 @@ impl Builder {
         )
     }
 
+    /// `COLOR_0` from sRGB bytes: glTF colours are linear, so each channel is decoded from
+    /// sRGB and stored as a normalised 16-bit value (8 bits would band the darks).
     fn colors(&mut self, rgba: &[[u8; 4]]) -> Index<json::Accessor> {
-        let bytes: Vec<u8> = rgba.iter().flatten().copied().collect();
+        let lut: Vec<u16> = (0..=255u8)
+            .map(|v| {
+                let c = f64::from(v) / 255.0;
+                let lin = if c <= 0.04045 {
+                    c / 12.92
+                } else {
+                    ((c + 0.055) / 1.055).powf(2.4)
+                };
+                (lin * 65535.0).round() as u16
+            })
+            .collect();
+        let bytes: Vec<u8> = rgba
+            .iter()
+            .flat_map(|p| {
+                [lut[p[0] as usize], lut[p[1] as usize], lut[p[2] as usize], 65535]
+            })
+            .flat_map(u16::to_le_bytes)
+            .collect();
         self.accessor(
             &bytes,
             json::buffer::Target::ArrayBuffer,
             rgba.len(),
-            json::accessor::ComponentType::U8,
+            json::accessor::ComponentType::U16,
             json::accessor::Type::Vec4,
             true,
             None,

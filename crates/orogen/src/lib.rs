@@ -20,6 +20,7 @@ pub mod dem;
 mod error;
 mod outputs;
 mod pipeline;
+pub mod render3d;
 
 pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
 pub use error::Error;

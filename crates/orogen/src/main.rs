@@ -24,6 +24,36 @@ enum Command {
     /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
     #[command(subcommand)]
     Dem(DemCommand),
+    /// Render world.glb with Blender (Cycles, CPU) into a PNG; needs `blender` on PATH.
+    Render3d(Render3dArgs),
+}
+
+#[derive(Debug, Args)]
+struct Render3dArgs {
+    /// The .glb to render (from `orogen generate --glb`).
+    #[arg(long, default_value = "out/world.glb")]
+    glb: PathBuf,
+    /// The PNG to write.
+    #[arg(long, default_value = "out/render3d.png")]
+    out: PathBuf,
+    /// Cycles samples per pixel [range: 1..=4096]
+    #[arg(long, default_value_t = 16)]
+    samples: u32,
+    /// Image width in pixels [range: 16..=8192]
+    #[arg(long, default_value_t = 960)]
+    width: u32,
+    /// Image height in pixels [range: 16..=8192]
+    #[arg(long, default_value_t = 540)]
+    height: u32,
+    /// Vertical exaggeration [range: 1..=50]
+    #[arg(long, default_value_t = 4.0)]
+    exaggeration: f64,
+    /// The Blender executable.
+    #[arg(long, default_value = "blender")]
+    blender: PathBuf,
+    /// A Blender script to run instead of the built-in copy of blender/render.py.
+    #[arg(long)]
+    script: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -419,6 +449,17 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Generate(args) => generate(args),
         Command::Dem(command) => return dem(command),
+        Command::Render3d(a) => orogen::render3d::Render3d {
+            glb: a.glb.clone(),
+            out: a.out.clone(),
+            samples: a.samples,
+            width: a.width,
+            height: a.height,
+            exaggeration: a.exaggeration,
+            blender: a.blender.clone(),
+            script: a.script.clone(),
+        }
+        .run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -49,13 +49,18 @@ fn glb_reads_back_in_metres_with_one_node_per_tree() {
     assert_eq!((min(0), min(2)), (0.0, 0.0));
     assert!((max(0) - size).abs() < 0.1 && (max(2) - size).abs() < 0.1);
     // Heights in metres: the highest land is max_height_m, the deepest water max_depth_m at most.
-    assert!(max(1) <= world.meta.max_height_m as f32 && max(1) > 0.3 * world.meta.max_height_m as f32);
+    assert!(
+        max(1) <= world.meta.max_height_m as f32 && max(1) > 0.3 * world.meta.max_height_m as f32
+    );
     assert!(min(1) >= -world.meta.max_depth_m as f32 && min(1) < 0.0);
     let instances = world.view2::<f64>("flora_xy").unwrap().nrows();
     assert!(instances > 0);
     let tree_nodes = g
         .nodes()
-        .filter(|n| n.mesh().is_some_and(|m| m.name().is_some_and(|s| s.starts_with("tree "))))
+        .filter(|n| {
+            n.mesh()
+                .is_some_and(|m| m.name().is_some_and(|s| s.starts_with("tree ")))
+        })
         .count();
     assert_eq!(tree_nodes, instances);
     let trees = g.nodes().find(|n| n.name() == Some("trees")).unwrap();
@@ -80,7 +85,10 @@ fn a_custom_anchor_at_0_2_raises_the_north_west() {
     let se = mean(&|p| p[0] > half && p[2] > half);
     assert!(nw > se + 200.0, "north-west {nw} m, south-east {se} m");
     // The highest vertex lies in the north-west quadrant.
-    let top = pos.iter().copied().fold([0.0, f32::MIN, 0.0], |a, p| if p[1] > a[1] { p } else { a });
+    let top = pos
+        .iter()
+        .copied()
+        .fold([0.0, f32::MIN, 0.0], |a, p| if p[1] > a[1] { p } else { a });
     assert!(top[0] < half && top[2] < half, "highest vertex at {top:?}");
 }
 
@@ -127,7 +135,14 @@ fn preview_is_the_same_bytes_for_the_same_seed_and_any_thread_count() {
 /// True when `blender` runs and its Python has NumPy (the glTF importer needs it).
 fn blender_ready() -> bool {
     std::process::Command::new("blender")
-        .args(["-b", "--factory-startup", "--python-expr", "import numpy", "--python-exit-code", "1"])
+        .args([
+            "-b",
+            "--factory-startup",
+            "--python-expr",
+            "import numpy",
+            "--python-exit-code",
+            "1",
+        ])
         .output()
         .is_ok_and(|o| o.status.success())
 }
@@ -164,8 +179,14 @@ fn blender_renders_a_small_world() {
     assert_eq!(image.dimensions(), (160, 90));
     // Not blank: many distinct colours, land (red > blue) and sea or sky (blue > red).
     let mut colours: Vec<[u8; 3]> = image.pixels().map(|p| p.0).collect();
-    let land = colours.iter().filter(|p| i32::from(p[0]) > i32::from(p[2]) + 8).count();
-    let blue = colours.iter().filter(|p| i32::from(p[2]) > i32::from(p[0]) + 8).count();
+    let land = colours
+        .iter()
+        .filter(|p| i32::from(p[0]) > i32::from(p[2]) + 8)
+        .count();
+    let blue = colours
+        .iter()
+        .filter(|p| i32::from(p[2]) > i32::from(p[0]) + 8)
+        .count();
     colours.sort_unstable();
     colours.dedup();
     assert!(colours.len() > 100, "{} colours", colours.len());

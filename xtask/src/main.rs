@@ -36,7 +36,10 @@ fn main() -> Result<()> {
                 ("--out", root().join("out/render3d.png")),
                 ("--script", root().join("tools/blender/render.py")),
             ] {
-                if !rest.iter().any(|a| a == flag || a.starts_with(&format!("{flag}="))) {
+                if !rest
+                    .iter()
+                    .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+                {
                     orogen_args.extend([flag.to_owned(), default.display().to_string()]);
                 }
             }

@@ -83,7 +83,10 @@ impl TerrainGrid {
     pub fn new(world: &World, nx: usize) -> Result<Self, ExportError> {
         in_range("glb_resolution", nx, 2..=crate::grid::MAX_SIDE)?;
         let meta = &world.meta;
-        let ny = (((nx - 1) as f64) * meta.height / meta.width).round().max(1.0) as usize + 1;
+        let ny = (((nx - 1) as f64) * meta.height / meta.width)
+            .round()
+            .max(1.0) as usize
+            + 1;
         in_range("glb_resolution (rows)", ny, 2..=crate::grid::MAX_SIDE)?;
         let sampling = RasterSampling::vertices(nx, ny, meta.width, meta.height);
         let mesh = world.mesh()?;
@@ -105,7 +108,10 @@ impl TerrainGrid {
     pub fn height_at(&self, x_m: f64, y_m: f64) -> f64 {
         let fx = (x_m / self.dx_m).clamp(0.0, (self.nx - 1) as f64);
         let fy = (y_m / self.dy_m).clamp(0.0, (self.ny - 1) as f64);
-        let (c0, r0) = ((fx as usize).min(self.nx - 2), (fy as usize).min(self.ny - 2));
+        let (c0, r0) = (
+            (fx as usize).min(self.nx - 2),
+            (fy as usize).min(self.ny - 2),
+        );
         let (tx, ty) = (fx - c0 as f64, fy - r0 as f64);
         let h = |r: usize, c: usize| f64::from(self.heights_m[[r, c]]);
         let top = h(r0, c0) * (1.0 - tx) + h(r0, c0 + 1) * tx;
@@ -230,7 +236,10 @@ pub fn tree_mesh(nodes: &[[f32; 4]], parent: &[i32]) -> TreeMesh {
         .iter()
         .map(|p| [f64::from(p[0]), f64::from(p[2]), f64::from(p[1])])
         .collect();
-    let radius: Vec<f64> = nodes[..n].iter().map(|p| f64::from(p[3]).max(0.0)).collect();
+    let radius: Vec<f64> = nodes[..n]
+        .iter()
+        .map(|p| f64::from(p[3]).max(0.0))
+        .collect();
     let parent_of = |i: usize| -> Option<usize> {
         let p = parent[i];
         (p >= 0 && (p as usize) < n && p as usize != i).then_some(p as usize)
@@ -281,7 +290,12 @@ pub fn tree_mesh(nodes: &[[f32; 4]], parent: &[i32]) -> TreeMesh {
         let s = TUBE_SIDES as u32;
         for k in 0..s {
             let k1 = (k + 1) % s;
-            let (b0, t0, b1, t1) = (base + 2 * k, base + 2 * k + 1, base + 2 * k1, base + 2 * k1 + 1);
+            let (b0, t0, b1, t1) = (
+                base + 2 * k,
+                base + 2 * k + 1,
+                base + 2 * k1,
+                base + 2 * k1 + 1,
+            );
             wood.indices.extend([b0, b1, t0, t0, b1, t1]);
         }
     }
@@ -291,8 +305,14 @@ pub fn tree_mesh(nodes: &[[f32; 4]], parent: &[i32]) -> TreeMesh {
     } else {
         let mean = |k: usize| tips.iter().map(|&i| pos[i][k]).sum::<f64>() / tips.len() as f64;
         let (cx, cz) = (mean(0), mean(2));
-        let lo = tips.iter().map(|&i| pos[i][1]).fold(f64::INFINITY, f64::min);
-        let hi = tips.iter().map(|&i| pos[i][1]).fold(f64::NEG_INFINITY, f64::max);
+        let lo = tips
+            .iter()
+            .map(|&i| pos[i][1])
+            .fold(f64::INFINITY, f64::min);
+        let hi = tips
+            .iter()
+            .map(|&i| pos[i][1])
+            .fold(f64::NEG_INFINITY, f64::max);
         let reach = tips
             .iter()
             .map(|&i| (pos[i][0] - cx).hypot(pos[i][2] - cz))
@@ -405,7 +425,10 @@ impl Builder {
                     hi[k] = hi[k].max(v[k]);
                 }
             }
-            (json::Value::from(lo.to_vec()), json::Value::from(hi.to_vec()))
+            (
+                json::Value::from(lo.to_vec()),
+                json::Value::from(hi.to_vec()),
+            )
         });
         self.accessor(
             &bytes,
@@ -435,7 +458,12 @@ impl Builder {
         let bytes: Vec<u8> = rgba
             .iter()
             .flat_map(|p| {
-                [lut[p[0] as usize], lut[p[1] as usize], lut[p[2] as usize], 65535]
+                [
+                    lut[p[0] as usize],
+                    lut[p[1] as usize],
+                    lut[p[2] as usize],
+                    65535,
+                ]
             })
             .flat_map(u16::to_le_bytes)
             .collect();
@@ -600,7 +628,12 @@ pub fn glb(world: &World, options: &GlbOptions) -> Result<Vec<u8>, ExportError> 
         (world.meta.height * scale) as f32,
     );
     let water = Part {
-        positions: vec![[0.0, 0.0, 0.0], [w_m, 0.0, 0.0], [w_m, 0.0, h_m], [0.0, 0.0, h_m]],
+        positions: vec![
+            [0.0, 0.0, 0.0],
+            [w_m, 0.0, 0.0],
+            [w_m, 0.0, h_m],
+            [0.0, 0.0, h_m],
+        ],
         normals: vec![[0.0, 1.0, 0.0]; 4],
         indices: vec![0, 2, 1, 0, 3, 2],
     };
@@ -640,10 +673,7 @@ pub fn glb(world: &World, options: &GlbOptions) -> Result<Vec<u8>, ExportError> 
         nodes: scene_nodes,
     });
     b.root.scene = Some(scene);
-    let text = b
-        .root
-        .to_vec()
-        .map_err(|e| ExportError::encode(FILE, e))?;
+    let text = b.root.to_vec().map_err(|e| ExportError::encode(FILE, e))?;
     Ok(container(text, b.bin))
 }
 
@@ -694,7 +724,12 @@ fn tree_nodes(
         let species = model_species.and_then(|s| s.get(m).copied()).unwrap_or(0);
         let crown = *crowns.entry(species).or_insert_with(|| {
             let c = CROWNS[species as usize % CROWNS.len()];
-            b.material(&format!("crown {species}"), [c[0], c[1], c[2], 1.0], 0.8, false)
+            b.material(
+                &format!("crown {species}"),
+                [c[0], c[1], c[2], 1.0],
+                0.8,
+                false,
+            )
         });
         let mut prims = Vec::new();
         if !tree.wood.indices.is_empty() {
@@ -717,7 +752,9 @@ fn tree_nodes(
         };
         let (x_m, z_m) = (xy[[i, 0]] * scale, xy[[i, 1]] * scale);
         let y_m = grid.height_at(x_m, z_m);
-        let angle = seed.map_or(0.0, |s| f64::from(s[i]) / 4_294_967_296.0 * std::f64::consts::TAU);
+        let angle = seed.map_or(0.0, |s| {
+            f64::from(s[i]) / 4_294_967_296.0 * std::f64::consts::TAU
+        });
         let s = size[i].max(0.0);
         children.push(b.root.push(json::Node {
             mesh: Some(mesh),
@@ -765,7 +802,8 @@ fn container(mut text: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
 pub fn write_glb(out: &mut OutDir, world: &World, options: &GlbOptions) -> Result<(), ExportError> {
     let bytes = glb(world, options)?;
     out.write(FILE, |w| {
-        w.write_all(&bytes).map_err(|e| ExportError::encode(FILE, e))
+        w.write_all(&bytes)
+            .map_err(|e| ExportError::encode(FILE, e))
     })?;
     Ok(())
 }
@@ -794,13 +832,26 @@ mod tests {
         w.set_layer("corner_elevation", Domain::Corner, c.into_dyn())
             .unwrap();
         let xy = Array2::from_shape_vec((3, 2), vec![0.7, 0.2, 0.8, 0.5, 0.9, 0.9]).unwrap();
-        w.set_layer("flora_xy", Domain::Free, xy.into_dyn()).unwrap();
-        w.set_layer("flora_model", Domain::Free, Array1::from(vec![0u32, 1, 0]).into_dyn())
+        w.set_layer("flora_xy", Domain::Free, xy.into_dyn())
             .unwrap();
-        w.set_layer("flora_size", Domain::Free, Array1::from(vec![10f32, 20.0, 15.0]).into_dyn())
-            .unwrap();
-        w.set_layer("flora_seed", Domain::Free, Array1::from(vec![1u32, 2, 3]).into_dyn())
-            .unwrap();
+        w.set_layer(
+            "flora_model",
+            Domain::Free,
+            Array1::from(vec![0u32, 1, 0]).into_dyn(),
+        )
+        .unwrap();
+        w.set_layer(
+            "flora_size",
+            Domain::Free,
+            Array1::from(vec![10f32, 20.0, 15.0]).into_dyn(),
+        )
+        .unwrap();
+        w.set_layer(
+            "flora_seed",
+            Domain::Free,
+            Array1::from(vec![1u32, 2, 3]).into_dyn(),
+        )
+        .unwrap();
         // Model 0: a trunk and two branches; model 1: a trunk and one branch.
         let rows: Vec<[f32; 4]> = vec![
             [0.0, 0.0, 0.0, 0.02],
@@ -824,8 +875,12 @@ mod tests {
             Layer::ragged(Domain::Free, offsets, parent.into_dyn()),
         )
         .unwrap();
-        w.set_layer("tree_model_species", Domain::Free, Array1::from(vec![0u32, 3]).into_dyn())
-            .unwrap();
+        w.set_layer(
+            "tree_model_species",
+            Domain::Free,
+            Array1::from(vec![0u32, 3]).into_dyn(),
+        )
+        .unwrap();
         w
     }
 
@@ -861,10 +916,18 @@ mod tests {
         // One node per tree instance, each with a tree mesh, scaled by its height.
         let trees: Vec<_> = g
             .nodes()
-            .filter(|n| n.mesh().is_some_and(|m| m.name().is_some_and(|s| s.starts_with("tree "))))
+            .filter(|n| {
+                n.mesh()
+                    .is_some_and(|m| m.name().is_some_and(|s| s.starts_with("tree ")))
+            })
             .collect();
         assert_eq!(trees.len(), 3);
-        assert_eq!(g.meshes().filter(|m| m.name().is_some_and(|s| s.starts_with("tree "))).count(), 2);
+        assert_eq!(
+            g.meshes()
+                .filter(|m| m.name().is_some_and(|s| s.starts_with("tree ")))
+                .count(),
+            2
+        );
         let (t, _, s) = trees[1].transform().decomposed();
         assert!((s[1] - 20.0).abs() < 1e-4);
         assert!((t[0] - 8000.0).abs() < 1e-2 && (t[2] - 5000.0).abs() < 1e-2);
@@ -880,18 +943,27 @@ mod tests {
         let tree = tree_mesh(&nodes, &[-1, 0]);
         assert_eq!(tree.wood.positions.len(), 2 * TUBE_SIDES);
         for tri in tree.wood.indices.chunks_exact(3) {
-            let p = [tri[0], tri[1], tri[2]].map(|i| tree.wood.positions[i as usize].map(f64::from));
+            let p =
+                [tri[0], tri[1], tri[2]].map(|i| tree.wood.positions[i as usize].map(f64::from));
             let n = cross(sub(p[1], p[0]), sub(p[2], p[0]));
             // The tube runs along +Y (model z): the face normal points away from the axis.
             let centre = [0.0, (p[0][1] + p[1][1] + p[2][1]) / 3.0, 0.0];
-            let out = sub([(p[0][0] + p[1][0] + p[2][0]) / 3.0, centre[1], (p[0][2] + p[1][2] + p[2][2]) / 3.0], centre);
+            let out = sub(
+                [
+                    (p[0][0] + p[1][0] + p[2][0]) / 3.0,
+                    centre[1],
+                    (p[0][2] + p[1][2] + p[2][2]) / 3.0,
+                ],
+                centre,
+            );
             assert!(n[0] * out[0] + n[2] * out[2] > 0.0);
         }
         // The bottom ring is the trunk's radius, the top the tip's.
         assert!((tree.wood.positions[0][0].hypot(tree.wood.positions[0][2]) - 0.05).abs() < 1e-6);
         assert!((tree.wood.positions[1][0].hypot(tree.wood.positions[1][2]) - 0.02).abs() < 1e-6);
         for tri in tree.crown.indices.chunks_exact(3) {
-            let p = [tri[0], tri[1], tri[2]].map(|i| tree.crown.positions[i as usize].map(f64::from));
+            let p =
+                [tri[0], tri[1], tri[2]].map(|i| tree.crown.positions[i as usize].map(f64::from));
             let n = cross(sub(p[1], p[0]), sub(p[2], p[0]));
             let c = [0, 1, 2].map(|k| (p[0][k] + p[1][k] + p[2][k]) / 3.0 - [0.0, 1.0, 0.0][k]);
             assert!(n[0] * c[0] + n[1] * c[1] + n[2] * c[2] > 0.0);
@@ -905,8 +977,12 @@ mod tests {
         w.remove_layer("corner_elevation");
         assert!(glb(&w, &options(9)).is_err());
         let mut w = world();
-        w.set_layer("flora_model", Domain::Free, Array1::from(vec![0u32, 5, 0]).into_dyn())
-            .unwrap();
+        w.set_layer(
+            "flora_model",
+            Domain::Free,
+            Array1::from(vec![0u32, 5, 0]).into_dyn(),
+        )
+        .unwrap();
         assert!(glb(&w, &options(9)).is_err());
     }
 
@@ -914,7 +990,8 @@ mod tests {
     #[test]
     fn khronos_validator_finds_no_errors() {
         let bytes = glb(&world(), &options(17)).unwrap();
-        let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
+        let tool =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/gltf-validator");
         match crate::gltf::validator::validate(&tool, &bytes) {
             Ok(Some(report)) => assert_eq!(report.errors, 0, "validator report: {}", report.text),
             Ok(None) => eprintln!(

@@ -83,10 +83,18 @@ impl Scene {
     fn sample(&self, x: f64, y: f64) -> Option<(f64, [f32; 3])> {
         let fx = x / self.dx;
         let fy = y / self.dy;
-        if !(fx >= 0.0 && fy >= 0.0 && fx <= (self.nx - 1) as f64 && fy <= (self.ny - 1) as f64) {
+        if !(fx.is_finite() && fy.is_finite()) {
             return None;
         }
-        let (c0, r0) = ((fx as usize).min(self.nx - 2), (fy as usize).min(self.ny - 2));
+        // Off the map: the sea, coloured as the nearest map edge's water.
+        let inside =
+            fx >= 0.0 && fy >= 0.0 && fx <= (self.nx - 1) as f64 && fy <= (self.ny - 1) as f64;
+        let fx = fx.clamp(0.0, (self.nx - 1) as f64);
+        let fy = fy.clamp(0.0, (self.ny - 1) as f64);
+        let (c0, r0) = (
+            (fx as usize).min(self.nx - 2),
+            (fy as usize).min(self.ny - 2),
+        );
         let (tx, ty) = ((fx - c0 as f64) as f32, (fy - r0 as f64) as f32);
         let i = r0 * self.nx + c0;
         let idx = [i, i + 1, i + self.nx, i + self.nx + 1];
@@ -106,7 +114,10 @@ impl Scene {
                 c[j] += w[k] * self.color[idx[k]][j];
             }
         }
-        if h < 0.0 {
+        if !inside && h >= 0.0 {
+            return Some((0.0, mix([0.10, 0.26, 0.42], [0.55, 0.68, 0.80], 0.22)));
+        }
+        if h < 0.0 || !inside {
             // The sea surface: its colour map colour (depth tinted) under a little sky.
             return Some((0.0, mix(c, [0.55, 0.68, 0.80], 0.22)));
         }
@@ -147,7 +158,13 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
         _ => grid
             .heights_m
             .iter()
-            .map(|&h| p_to_f32(ramp_color(f64::from(h), meta.max_height_m, meta.max_depth_m)))
+            .map(|&h| {
+                p_to_f32(ramp_color(
+                    f64::from(h),
+                    meta.max_height_m,
+                    meta.max_depth_m,
+                ))
+            })
             .collect(),
     };
     let scale = metres_per_unit(world);
@@ -200,19 +217,19 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
     // The camera: south of the map's centre, looking north and down at the map.
     let (map_w, map_h) = (meta.width * scale, meta.height * scale);
     let span = map_w.max(map_h);
-    let pitch = 32f64.to_radians();
-    let back = 0.55 * span;
-    // The near edge of the map fills the width.
-    let focal = w_px as f64 * back / map_w;
+    let pitch = 28f64.to_radians();
+    let back = 0.3 * span;
+    // The map's width at its centre fills 60% of the image.
+    let focal = 0.6 * w_px as f64 * (back + 0.5 * map_h) / map_w;
     let cam_x = 0.5 * map_w;
     let cam_z = map_h + back;
     let centre_depth = cam_z - 0.5 * map_h;
     let cam_h = centre_depth * pitch.tan();
     // Shearing stands in for the pitch: the horizon rises by focal tan(pitch).
     let horizon = 0.5 * h_px as f64 - focal * pitch.tan();
-    let near = 0.3 * span;
-    let far = 4.0 * span;
-    let haze = 1.6 * span;
+    let near = 0.5 * back;
+    let far = 12.0 * span;
+    let haze = 1.4 * span;
     let columns: Vec<Vec<[f32; 3]>> = (0..w_px)
         .into_par_iter()
         .map(|col| {
@@ -221,6 +238,7 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
             // Rows below `ybuf` are drawn.
             let mut ybuf = h_px as f64;
             let mut depth = near;
+            let mut step = 0;
             while depth < far && ybuf > 0.0 {
                 let (x, z) = (cam_x + side * depth, cam_z - depth);
                 let (h, c) = scene.sample(x, z).unwrap_or((0.0, [0.10, 0.26, 0.42]));
@@ -234,7 +252,8 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
                     }
                     ybuf = row.max(0.0).ceil();
                 }
-                depth += depth * 0.0015;
+                step += 1;
+                depth = near * (1.0015f64).powi(step);
             }
             for (r, px) in out.iter_mut().enumerate().take(ybuf as usize) {
                 *px = sky(((horizon - r as f64) / h_px as f64) as f32);
@@ -274,9 +293,21 @@ mod tests {
     fn world() -> World {
         let mesh = DualMesh::jittered_grid(30, 30, 1.0, 1.0, 0.4, 5);
         let mut w = World::new(WorldMeta::default());
-        let f = |x: f64, y: f64| (1.0 - 8.0 * ((x - 0.5).powi(2) + (y - 0.5).powi(2))).clamp(-1.0, 1.0) as f32;
-        let r: Array1<f32> = mesh.region_xy.rows().into_iter().map(|p| f(p[0], p[1])).collect();
-        let c: Array1<f32> = mesh.corner_xy.rows().into_iter().map(|p| f(p[0], p[1])).collect();
+        let f = |x: f64, y: f64| {
+            (1.0 - 8.0 * ((x - 0.5).powi(2) + (y - 0.5).powi(2))).clamp(-1.0, 1.0) as f32
+        };
+        let r: Array1<f32> = mesh
+            .region_xy
+            .rows()
+            .into_iter()
+            .map(|p| f(p[0], p[1]))
+            .collect();
+        let c: Array1<f32> = mesh
+            .corner_xy
+            .rows()
+            .into_iter()
+            .map(|p| f(p[0], p[1]))
+            .collect();
         w.set_mesh(mesh).unwrap();
         w.set_layer("region_elevation", Domain::Region, r.into_dyn())
             .unwrap();
@@ -311,6 +342,15 @@ mod tests {
         assert!(land, "no land in the middle column");
         let bottom = [0, 1, 2].map(|k| one[[89, col, k]]);
         assert!(bottom[2] > bottom[0], "sea {bottom:?}");
-        assert!(preview3d(&w, &PreviewOptions { width: 8, ..options }).is_err());
+        assert!(
+            preview3d(
+                &w,
+                &PreviewOptions {
+                    width: 8,
+                    ..options
+                }
+            )
+            .is_err()
+        );
     }
 }

@@ -100,10 +100,11 @@ impl Render3d {
             tool: self.blender.display().to_string(),
             message,
         };
-        let out = self
-            .command()
-            .output()
-            .map_err(|e| tool(format!("cannot run ({e}); install Blender 3.4+ or pass --blender")))?;
+        let out = self.command().output().map_err(|e| {
+            tool(format!(
+                "cannot run ({e}); install Blender 3.4+ or pass --blender"
+            ))
+        })?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             let stdout = String::from_utf8_lossy(&out.stdout);

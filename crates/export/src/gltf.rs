@@ -365,7 +365,7 @@ struct Builder {
 
 impl Builder {
     fn view(&mut self, bytes: &[u8], target: json::buffer::Target) -> Index<json::buffer::View> {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let offset = self.bin.len();
@@ -653,10 +653,11 @@ pub fn glb(world: &World, options: &GlbOptions) -> Result<Vec<u8>, ExportError> 
         "tree_nodes",
         "tree_parent",
     ];
-    if options.trees && flora.iter().all(|l| world.has_layer(l)) {
-        if let Some(trees) = tree_nodes(&mut b, world, &grid, scale)? {
-            scene_nodes.push(trees);
-        }
+    if options.trees
+        && flora.iter().all(|l| world.has_layer(l))
+        && let Some(trees) = tree_nodes(&mut b, world, &grid, scale)?
+    {
+        scene_nodes.push(trees);
     }
 
     b.root.push(json::Buffer {
@@ -778,10 +779,10 @@ fn tree_nodes(
 
 /// The GLB container: header, JSON chunk (padded with spaces), BIN chunk (padded with zeros).
 fn container(mut text: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + text.len() + 8 + bin.len();
@@ -897,7 +898,7 @@ mod tests {
         let w = world();
         let bytes = glb(&w, &options(33)).unwrap();
         assert_eq!(&bytes[..4], b"glTF");
-        assert_eq!(bytes.len() % 4, 0);
+        assert!(bytes.len().is_multiple_of(4));
         let g = ::gltf::Gltf::from_slice(&bytes).unwrap();
         let terrain = g.meshes().find(|m| m.name() == Some("terrain")).unwrap();
         let prim = terrain.primitives().next().unwrap();

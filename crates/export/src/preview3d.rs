@@ -110,8 +110,8 @@ impl Scene {
         for k in 0..4 {
             h += w[k] * self.height[idx[k]];
             s += w[k] * self.shade[idx[k]];
-            for j in 0..3 {
-                c[j] += w[k] * self.color[idx[k]][j];
+            for (cj, v) in c.iter_mut().zip(self.color[idx[k]]) {
+                *cj += w[k] * v;
             }
         }
         if !inside && h >= 0.0 {

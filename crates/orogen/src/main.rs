@@ -19,7 +19,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Generate a world and write its files.
-    Generate(GenerateArgs),
+    Generate(Box<GenerateArgs>),
     /// Hydrology on a DEM you bring: 2-D .npy (float32 elevations, int8 D8 receivers) or
     /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
     #[command(subcommand)]

@@ -8,6 +8,8 @@
 //! - `cargo xtask profile STAGE [ARGS]`: `orogen profile STAGE ARGS` (one stage, repeated).
 //! - `cargo xtask serve [ARGS]`: `orogen serve ARGS` (the playground; `--port`, `--host`).
 //! - `cargo xtask bench [ARGS]`: `cargo bench -p orogen-benches ARGS`.
+//! - `cargo xtask render3d [ARGS]`: `orogen render3d --script tools/blender/render.py ARGS`
+//!   (Blender renders `out/world.glb` into `out/render3d.png`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,7 +19,7 @@ use anyhow::{Context, Result, bail};
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let Some(task) = args.next() else {
-        bail!("usage: cargo xtask <generate|profile|serve|bench> [ARGS]");
+        bail!("usage: cargo xtask <generate|profile|serve|render3d|bench> [ARGS]");
     };
     let rest: Vec<String> = args.collect();
     match task.as_str() {
@@ -31,11 +33,28 @@ fn main() -> Result<()> {
         }
         "profile" => run_orogen(&[vec!["profile".to_owned()], rest].concat()),
         "serve" => run_orogen(&[vec!["serve".to_owned()], rest].concat()),
+        "render3d" => {
+            let mut orogen_args = vec!["render3d".to_owned()];
+            for (flag, default) in [
+                ("--glb", root().join("out/world.glb")),
+                ("--out", root().join("out/render3d.png")),
+                ("--script", root().join("tools/blender/render.py")),
+            ] {
+                if !rest
+                    .iter()
+                    .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+                {
+                    orogen_args.extend([flag.to_owned(), default.display().to_string()]);
+                }
+            }
+            orogen_args.extend(rest);
+            run_orogen(&orogen_args)
+        }
         "bench" => run(Command::new(cargo())
             .current_dir(root())
             .args(["bench", "-p", "orogen-benches"])
             .args(&rest)),
-        other => bail!("unknown task `{other}`; known: generate, profile, serve, bench"),
+        other => bail!("unknown task `{other}`; known: generate, profile, serve, render3d, bench"),
     }
 }
 

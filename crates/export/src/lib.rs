@@ -2,8 +2,10 @@
 //!
 //! Stages compute layers; this crate turns a [`World`](orogen_world::World) into files. It owns
 //! paths, temporary names and renames ([`atomic`]), the raster sampling of the conventions
-//! ([`grid`]), the height mapping ([`heights`]), PNG encoding ([`png`]), NumPy arrays ([`npy`])
-//! and the `world.json` sidecar ([`sidecar`]). Nothing else in orogen writes a file.
+//! ([`grid`]), the height mapping ([`heights`]), PNG encoding ([`png`]), NumPy arrays ([`npy`]),
+//! the `world.json` sidecar ([`sidecar`]), and the 3-D outputs: `world.glb` ([`gltf`]) and the
+//! built-in perspective render `preview3d.png` ([`preview3d`]). Nothing else in orogen writes a
+//! file (Blender, run by `orogen render3d`, writes its own render).
 //!
 //! ```
 //! use orogen_export::{atomic::OutDir, grid::PixelGrid, png};
@@ -26,6 +28,7 @@ pub mod engine;
 mod error;
 pub mod exr;
 pub mod geojson;
+pub mod gltf;
 pub mod grid;
 pub mod heightmap;
 pub mod heights;
@@ -33,6 +36,7 @@ pub mod landscape;
 pub mod mesh_png;
 pub mod npy;
 pub mod png;
+pub mod preview3d;
 pub mod rivers;
 pub mod sidecar;
 pub mod splat;

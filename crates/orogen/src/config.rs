@@ -93,6 +93,17 @@ pub struct ExportParams {
     pub heightmap_size: Option<usize>,
     /// Also write `world.geojson` (land, lakes, biomes, rivers, flora). Default: false.
     pub geojson: bool,
+    /// Write `world.glb` (terrain, sea, trees; glTF 2.0 binary). Default: false (a 50,000-cell
+    /// world with trees makes about 15 MB).
+    pub glb: bool,
+    /// Terrain vertices along the width in `world.glb`. Default: 257. Range: 2 ..= 4097.
+    pub glb_resolution: usize,
+    /// Write `preview3d.png` (a perspective render). Default: true.
+    pub preview3d: bool,
+    /// Width of `preview3d.png` in pixels (height 9/16 of it). Default: 1280. Range: 64 ..= 8192.
+    pub preview_width: usize,
+    /// Vertical exaggeration of `preview3d.png`. Default: 4. Range: 1 ..= 50.
+    pub preview_exaggeration: f64,
 }
 
 impl Default for ExportParams {
@@ -105,6 +116,11 @@ impl Default for ExportParams {
             engine: Engine::None,
             heightmap_size: None,
             geojson: false,
+            glb: false,
+            glb_resolution: 257,
+            preview3d: true,
+            preview_width: 1280,
+            preview_exaggeration: 4.0,
         }
     }
 }
@@ -143,6 +159,9 @@ impl ExportParams {
     pub fn validate(&self, world: &WorldParams) -> Result<(), ParamError> {
         orogen_export::grid::PixelGrid::centres(self.resolution, world.width, world.height)?;
         self.grid(world)?;
+        // 3-D outputs.
+        self.glb_options(None).validate()?;
+        self.preview_options(None).validate()?;
         Ok(())
     }
 
@@ -154,6 +173,30 @@ impl ExportParams {
             world.width,
             world.height,
         )
+    }
+
+    /// The `world.glb` options of this config.
+    pub fn glb_options(
+        &self,
+        colors: Option<orogen_export::colormap::ColormapOptions>,
+    ) -> orogen_export::gltf::GlbOptions {
+        orogen_export::gltf::GlbOptions {
+            resolution: self.glb_resolution,
+            colors,
+            trees: true,
+        }
+    }
+
+    /// The `preview3d.png` options of this config.
+    pub fn preview_options(
+        &self,
+        colors: Option<orogen_export::colormap::ColormapOptions>,
+    ) -> orogen_export::preview3d::PreviewOptions {
+        orogen_export::preview3d::PreviewOptions {
+            width: self.preview_width,
+            exaggeration: self.preview_exaggeration,
+            colors,
+        }
     }
 }
 

@@ -40,6 +40,9 @@ pub enum Error {
     /// Writing an output failed.
     #[error(transparent)]
     Export(#[from] orogen_export::ExportError),
+    /// An external tool (Blender) is missing or failed.
+    #[error("{tool}: {message}")]
+    Tool { tool: String, message: String },
 }
 
 impl Error {
@@ -58,6 +61,7 @@ impl Error {
             Error::Elevation(e) => matches!(e, orogen_elevation::Error::Param(_)),
             Error::Hydrology(e) => matches!(e, orogen_hydrology::Error::Param(_)),
             Error::Flora(e) => matches!(e, orogen_flora::Error::Param(_)),
+            Error::Tool { .. } => false,
         }
     }
 }

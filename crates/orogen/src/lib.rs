@@ -23,6 +23,7 @@ mod outputs;
 mod pipeline;
 pub mod presets;
 pub mod profile;
+pub mod render3d;
 pub mod serve;
 
 pub use classic::{CLASSIC_STAGES, ClassicParams, Preset};

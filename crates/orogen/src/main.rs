@@ -33,6 +33,8 @@ enum Command {
     Profile(ProfileArgs),
     /// The playground: tune a world live in the browser (a local web server).
     Serve(ServeArgs),
+    /// Render world.glb with Blender (Cycles, CPU) into a PNG; needs `blender` on PATH.
+    Render3d(Render3dArgs),
 }
 
 #[derive(Debug, Args)]
@@ -61,6 +63,34 @@ struct ServeArgs {
     /// Port to listen on; 0 picks a free one [default: 8080]
     #[arg(long, default_value_t = 8080)]
     port: u16,
+}
+
+#[derive(Debug, Args)]
+struct Render3dArgs {
+    /// The .glb to render (from `orogen generate --glb`).
+    #[arg(long, default_value = "out/world.glb")]
+    glb: PathBuf,
+    /// The PNG to write.
+    #[arg(long, default_value = "out/render3d.png")]
+    out: PathBuf,
+    /// Cycles samples per pixel [range: 1..=4096]
+    #[arg(long, default_value_t = 16)]
+    samples: u32,
+    /// Image width in pixels [range: 16..=8192]
+    #[arg(long, default_value_t = 960)]
+    width: u32,
+    /// Image height in pixels [range: 16..=8192]
+    #[arg(long, default_value_t = 540)]
+    height: u32,
+    /// Vertical exaggeration [range: 1..=50]
+    #[arg(long, default_value_t = 4.0)]
+    exaggeration: f64,
+    /// The Blender executable.
+    #[arg(long, default_value = "blender")]
+    blender: PathBuf,
+    /// A Blender script to run instead of the built-in copy of blender/render.py.
+    #[arg(long)]
+    script: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -255,6 +285,21 @@ struct ExportArgs {
     /// Also write world.geojson (land, lakes, biomes, rivers, flora; RFC 7946) [default: off]
     #[arg(long)]
     geojson: bool,
+    /// Write world.glb: terrain, sea and trees as glTF 2.0 binary (Y up, metres) [default: off]
+    #[arg(long)]
+    glb: bool,
+    /// Terrain vertices along the width in world.glb [default: 257] [range: 2..=4097]
+    #[arg(long)]
+    glb_resolution: Option<usize>,
+    /// Do not write preview3d.png (a perspective render of the world) [default: written]
+    #[arg(long)]
+    no_preview3d: bool,
+    /// Width of preview3d.png in pixels; height is 9/16 of it [default: 1280] [range: 64..=8192]
+    #[arg(long)]
+    preview_width: Option<usize>,
+    /// Vertical exaggeration of preview3d.png [default: 4] [range: 1..=50]
+    #[arg(long)]
+    preview_exaggeration: Option<f64>,
 }
 
 fn parse_engine(text: &str) -> Result<orogen_export::engine::Engine, String> {
@@ -273,6 +318,11 @@ impl ExportArgs {
             export.heightmap_size = self.heightmap_size;
         }
         export.geojson |= self.geojson;
+        export.glb |= self.glb;
+        set(&mut export.glb_resolution, self.glb_resolution);
+        export.preview3d &= !self.no_preview3d;
+        set(&mut export.preview_width, self.preview_width);
+        set(&mut export.preview_exaggeration, self.preview_exaggeration);
     }
 }
 
@@ -699,6 +749,17 @@ fn main() -> ExitCode {
                 }
             };
         }
+        Command::Render3d(a) => orogen::render3d::Render3d {
+            glb: a.glb.clone(),
+            out: a.out.clone(),
+            samples: a.samples,
+            width: a.width,
+            height: a.height,
+            exaggeration: a.exaggeration,
+            blender: a.blender.clone(),
+            script: a.script.clone(),
+        }
+        .run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -69,6 +69,9 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             HeightMapping::new(&world.meta, config.export.normalize, range)
         }
     };
+    if world.has_layer("region_elevation") && world.has_layer("corner_elevation") {
+        write_3d_outputs(world, config, &mut out)?;
+    }
     let files = out.files().to_vec();
     let sidecar = WorldJson {
         orogen_version: env!("CARGO_PKG_VERSION"),
@@ -80,6 +83,35 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     };
     out.write("world.json", |w| sidecar.write(w))?;
     Ok(out.files().to_vec())
+}
+
+/// The colour map options of this config (the biome palette's water colours).
+fn colormap_options(config: &Config) -> colormap::ColormapOptions {
+    let palette = &config.biome.palette;
+    colormap::ColormapOptions {
+        water: colormap::WaterColors {
+            shallow: palette.shallow_ocean,
+            deep: palette.deep_ocean,
+            lake: palette.lake,
+            river: palette.river,
+        },
+        hillshade: false,
+        rivers: true,
+    }
+}
+
+/// `world.glb` (when asked) and `preview3d.png` (by default).
+fn write_3d_outputs(world: &World, config: &Config, out: &mut OutDir) -> Result<(), Error> {
+    let colors = Some(colormap_options(config));
+    if config.export.glb {
+        let options = config.export.glb_options(colors);
+        orogen_export::gltf::write_glb(out, world, &options)?;
+    }
+    if config.export.preview3d {
+        let options = config.export.preview_options(colors);
+        orogen_export::preview3d::write_preview3d(out, world, &options)?;
+    }
+    Ok(())
 }
 
 /// `colormap.png` (the article's blended biome colours, rivers, optional hillshade) and

@@ -1,0 +1,356 @@
+//! `preview3d.png`: a perspective view of the world, rendered in pure Rust, so a user without
+//! Blender sees the world in 3-D at once.
+//!
+//! A heightfield raycaster in the manner of "voxel space" renderers: the camera stands south of
+//! the map, looking north and down. Every screen column marches a ray front to back over the
+//! ground plane in steps that grow with the distance, projects each sample's height (terrain, or
+//! the sea surface where the terrain lies below it) to a screen row, and fills the rows between
+//! that and the highest row drawn so far (a per-column y-buffer), so nearer land hides farther
+//! land. Colours come from the colour map (rivers and lakes included) or a height ramp, with the
+//! trees as dark dots, shaded by a north-west sun on the exaggerated relief, water mixed with
+//! the sky, and distance haze. Columns render in parallel (rayon), each on its own: the same
+//! bytes for any thread count.
+
+use ndarray::Array3;
+use orogen_world::World;
+use orogen_world::params::{ParamError, in_range};
+use rayon::prelude::*;
+
+use crate::ExportError;
+use crate::atomic::OutDir;
+use crate::colormap::{self, ColormapOptions};
+use crate::gltf::{TerrainGrid, metres_per_unit, ramp_color};
+use crate::grid::PixelGrid;
+
+/// The file name.
+pub const FILE: &str = "preview3d.png";
+
+/// Options of the preview.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreviewOptions {
+    /// Image width in pixels (64 ..= 8192); the height is 9/16 of it.
+    pub width: usize,
+    /// Heights are multiplied by this (1 ..= 50), since true relief looks flat from afar.
+    pub exaggeration: f64,
+    /// Colour map options; `None` (or a world without biome layers) colours by height.
+    pub colors: Option<ColormapOptions>,
+}
+
+impl Default for PreviewOptions {
+    fn default() -> Self {
+        PreviewOptions {
+            width: 1280,
+            exaggeration: 4.0,
+            colors: None,
+        }
+    }
+}
+
+impl PreviewOptions {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        in_range("preview_width", self.width, 64..=8192)?;
+        in_range("preview_exaggeration", self.exaggeration, 1.0..=50.0)?;
+        Ok(())
+    }
+}
+
+/// Linear interpolation of colours.
+fn mix(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
+    [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * t)
+}
+
+/// The sky colour at a height above the horizon, in image heights (0 at the horizon).
+fn sky(up: f32) -> [f32; 3] {
+    let t = (up * 2.5).clamp(0.0, 1.0);
+    mix([0.80, 0.86, 0.92], [0.36, 0.55, 0.80], t)
+}
+
+/// The scene sampled on a grid: heights in metres (exaggerated) and colours 0..1.
+struct Scene {
+    nx: usize,
+    ny: usize,
+    dx: f64,
+    dy: f64,
+    height: Vec<f32>,
+    color: Vec<[f32; 3]>,
+    /// Lambert shade per grid vertex (sun in the north-west, 35 degrees up), water excluded.
+    shade: Vec<f32>,
+}
+
+impl Scene {
+    /// The sample at a point in metres: (surface height, colour, water?). `None` off the map.
+    fn sample(&self, x: f64, y: f64) -> Option<(f64, [f32; 3])> {
+        let fx = x / self.dx;
+        let fy = y / self.dy;
+        if !(fx.is_finite() && fy.is_finite()) {
+            return None;
+        }
+        // Off the map: the sea, coloured as the nearest map edge's water.
+        let inside =
+            fx >= 0.0 && fy >= 0.0 && fx <= (self.nx - 1) as f64 && fy <= (self.ny - 1) as f64;
+        let fx = fx.clamp(0.0, (self.nx - 1) as f64);
+        let fy = fy.clamp(0.0, (self.ny - 1) as f64);
+        let (c0, r0) = (
+            (fx as usize).min(self.nx - 2),
+            (fy as usize).min(self.ny - 2),
+        );
+        let (tx, ty) = ((fx - c0 as f64) as f32, (fy - r0 as f64) as f32);
+        let i = r0 * self.nx + c0;
+        let idx = [i, i + 1, i + self.nx, i + self.nx + 1];
+        let w = [
+            (1.0 - tx) * (1.0 - ty),
+            tx * (1.0 - ty),
+            (1.0 - tx) * ty,
+            tx * ty,
+        ];
+        let mut h = 0.0f32;
+        let mut c = [0.0f32; 3];
+        let mut s = 0.0f32;
+        for k in 0..4 {
+            h += w[k] * self.height[idx[k]];
+            s += w[k] * self.shade[idx[k]];
+            for (cj, v) in c.iter_mut().zip(self.color[idx[k]]) {
+                *cj += w[k] * v;
+            }
+        }
+        if !inside && h >= 0.0 {
+            return Some((0.0, mix([0.10, 0.26, 0.42], [0.55, 0.68, 0.80], 0.22)));
+        }
+        if h < 0.0 || !inside {
+            // The sea surface: its colour map colour (depth tinted) under a little sky.
+            return Some((0.0, mix(c, [0.55, 0.68, 0.80], 0.22)));
+        }
+        Some((f64::from(h), c.map(|v| v * s)))
+    }
+}
+
+/// Renders the preview (`height x width x 3`, 8-bit RGB).
+pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, ExportError> {
+    options.validate()?;
+    let (w_px, h_px) = (options.width, options.width * 9 / 16);
+    // The terrain at about one vertex per two output pixels across.
+    let n = (options.width / 2).clamp(65, 2049) + 1;
+    let grid = TerrainGrid::new(world, n)?;
+    let (nx, ny) = (grid.nx, grid.ny);
+    let exag = options.exaggeration as f32;
+    let has_biomes = ["region_moisture", "region_water", "biome_color_table"]
+        .iter()
+        .all(|l| world.has_layer(l));
+    let meta = &world.meta;
+    let mut color: Vec<[f32; 3]> = match (options.colors.as_ref(), has_biomes) {
+        (Some(c), true) => {
+            let pixels = PixelGrid {
+                nx,
+                ny,
+                sampling: crate::grid::Sampling::Vertices,
+                width: meta.width,
+                height: meta.height,
+            };
+            let image = colormap::colormap(world, &pixels, c)?;
+            image
+                .as_slice()
+                .expect("a fresh image is contiguous")
+                .chunks_exact(3)
+                .map(|p| p_to_f32([p[0], p[1], p[2]]))
+                .collect()
+        }
+        _ => grid
+            .heights_m
+            .iter()
+            .map(|&h| {
+                p_to_f32(ramp_color(
+                    f64::from(h),
+                    meta.max_height_m,
+                    meta.max_depth_m,
+                ))
+            })
+            .collect(),
+    };
+    let scale = metres_per_unit(world);
+    // Trees as dark dots on the colour texture.
+    if let (Ok(xy), true) = (world.view2::<f64>("flora_xy"), world.has_layer("flora_xy")) {
+        for p in xy.rows() {
+            let c = ((p[0] * scale / grid.dx_m).round() as usize).min(nx - 1);
+            let r = ((p[1] * scale / grid.dy_m).round() as usize).min(ny - 1);
+            let px = &mut color[r * nx + c];
+            *px = mix(*px, [0.05, 0.16, 0.05], 0.6);
+        }
+    }
+    let height: Vec<f32> = grid.heights_m.iter().map(|&h| h * exag).collect();
+    let sun = {
+        let (az, el) = (135f64.to_radians(), 35f64.to_radians());
+        // North-west: -X, -Z; up: +Y.
+        [
+            -(el.cos() * az.cos().abs()),
+            el.sin(),
+            -(el.cos() * az.sin()),
+        ]
+    };
+    let shade: Vec<f32> = (0..ny * nx)
+        .into_par_iter()
+        .map(|i| {
+            let (r, c) = (i / nx, i % nx);
+            let nrm = grid.normal(c, r);
+            // Exaggerate the normal's slope with the relief.
+            let (x, y, z) = (
+                f64::from(nrm[0]) * f64::from(exag),
+                f64::from(nrm[1]),
+                f64::from(nrm[2]) * f64::from(exag),
+            );
+            let len = (x * x + y * y + z * z).sqrt();
+            let lambert = ((x * sun[0] + y * sun[1] + z * sun[2]) / len).max(0.0);
+            (0.35 + 0.85 * lambert) as f32
+        })
+        .collect();
+    let scene = Scene {
+        nx,
+        ny,
+        dx: grid.dx_m,
+        dy: grid.dy_m,
+        height,
+        color,
+        shade,
+    };
+    drop(grid);
+
+    // The camera: south of the map's centre, looking north and down at the map.
+    let (map_w, map_h) = (meta.width * scale, meta.height * scale);
+    let span = map_w.max(map_h);
+    let pitch = 28f64.to_radians();
+    let back = 0.3 * span;
+    // The map's width at its centre fills 60% of the image.
+    let focal = 0.6 * w_px as f64 * (back + 0.5 * map_h) / map_w;
+    let cam_x = 0.5 * map_w;
+    let cam_z = map_h + back;
+    let centre_depth = cam_z - 0.5 * map_h;
+    let cam_h = centre_depth * pitch.tan();
+    // Shearing stands in for the pitch: the horizon rises by focal tan(pitch).
+    let horizon = 0.5 * h_px as f64 - focal * pitch.tan();
+    let near = 0.5 * back;
+    let far = 12.0 * span;
+    let haze = 1.4 * span;
+    let columns: Vec<Vec<[f32; 3]>> = (0..w_px)
+        .into_par_iter()
+        .map(|col| {
+            let mut out = vec![[0.0f32; 3]; h_px];
+            let side = (col as f64 + 0.5 - 0.5 * w_px as f64) / focal;
+            // Rows below `ybuf` are drawn.
+            let mut ybuf = h_px as f64;
+            let mut depth = near;
+            let mut step = 0;
+            while depth < far && ybuf > 0.0 {
+                let (x, z) = (cam_x + side * depth, cam_z - depth);
+                let (h, c) = scene.sample(x, z).unwrap_or((0.0, [0.10, 0.26, 0.42]));
+                let row = horizon + (cam_h - h) / depth * focal;
+                if row < ybuf {
+                    let fog = 1.0 - (-depth / haze).exp() as f32;
+                    let c = mix(c, sky(0.0), fog * fog);
+                    let top = row.max(0.0).ceil() as usize;
+                    for px in &mut out[top..(ybuf.ceil() as usize).min(h_px)] {
+                        *px = c;
+                    }
+                    ybuf = row.max(0.0).ceil();
+                }
+                step += 1;
+                depth = near * (1.0015f64).powi(step);
+            }
+            for (r, px) in out.iter_mut().enumerate().take(ybuf as usize) {
+                *px = sky(((horizon - r as f64) / h_px as f64) as f32);
+            }
+            out
+        })
+        .collect();
+    Ok(Array3::from_shape_fn((h_px, w_px, 3), |(r, c, k)| {
+        let v = columns[c][r][k].clamp(0.0, 1.0);
+        // Linear -> sRGB-ish gamma.
+        (v.powf(1.0 / 1.1) * 255.0).round() as u8
+    }))
+}
+
+fn p_to_f32(p: [u8; 3]) -> [f32; 3] {
+    p.map(|v| f32::from(v) / 255.0)
+}
+
+/// Writes `preview3d.png` into `out`.
+pub fn write_preview3d(
+    out: &mut OutDir,
+    world: &World,
+    options: &PreviewOptions,
+) -> Result<(), ExportError> {
+    let image = preview3d(world, options)?;
+    out.write(FILE, |w| crate::png::write_rgb8(w, image.view()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array1;
+    use orogen_world::{Domain, DualMesh, WorldMeta};
+
+    /// A hill in the middle of a sea.
+    fn world() -> World {
+        let mesh = DualMesh::jittered_grid(30, 30, 1.0, 1.0, 0.4, 5);
+        let mut w = World::new(WorldMeta::default());
+        let f = |x: f64, y: f64| {
+            (1.0 - 8.0 * ((x - 0.5).powi(2) + (y - 0.5).powi(2))).clamp(-1.0, 1.0) as f32
+        };
+        let r: Array1<f32> = mesh
+            .region_xy
+            .rows()
+            .into_iter()
+            .map(|p| f(p[0], p[1]))
+            .collect();
+        let c: Array1<f32> = mesh
+            .corner_xy
+            .rows()
+            .into_iter()
+            .map(|p| f(p[0], p[1]))
+            .collect();
+        w.set_mesh(mesh).unwrap();
+        w.set_layer("region_elevation", Domain::Region, r.into_dyn())
+            .unwrap();
+        w.set_layer("corner_elevation", Domain::Corner, c.into_dyn())
+            .unwrap();
+        w
+    }
+
+    #[test]
+    fn same_bytes_for_one_and_two_threads_and_the_hill_shows() {
+        let w = world();
+        let options = PreviewOptions {
+            width: 160,
+            ..PreviewOptions::default()
+        };
+        let render = |n: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+                .install(|| preview3d(&w, &options).unwrap())
+        };
+        let one = render(1);
+        assert_eq!(one.dim(), (90, 160, 3));
+        assert_eq!(one, render(2));
+        // The middle column shows sky at the top, then land (green/brown: red > blue), then sea
+        // (blue > red) near the bottom.
+        let col = 80;
+        let top = [0, 1, 2].map(|k| one[[0, col, k]]);
+        assert!(top[2] > top[0], "sky {top:?}");
+        let land = (0..90).any(|r| one[[r, col, 0]] > one[[r, col, 2]] + 10);
+        assert!(land, "no land in the middle column");
+        let bottom = [0, 1, 2].map(|k| one[[89, col, k]]);
+        assert!(bottom[2] > bottom[0], "sea {bottom:?}");
+        assert!(
+            preview3d(
+                &w,
+                &PreviewOptions {
+                    width: 8,
+                    ..options
+                }
+            )
+            .is_err()
+        );
+    }
+}

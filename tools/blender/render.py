@@ -1,0 +1,1 @@
+../../crates/orogen/blender/render.py

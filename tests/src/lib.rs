@@ -38,3 +38,28 @@ pub fn orogen_bin() -> PathBuf {
         .join("debug")
         .join(format!("orogen{}", std::env::consts::EXE_SUFFIX))
 }
+
+/// Runs `orogen generate --out DIR ARGS` and checks it is refused before any work: exit code 2,
+/// stderr that mentions `needle`, and no output folder. Returns stderr.
+pub fn refused(args: &[&str], needle: &str) -> String {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out_dir = dir.path().join("out");
+    let mut all = vec![
+        "generate",
+        "--out",
+        out_dir.to_str().expect("UTF-8 temp path"),
+    ];
+    all.extend_from_slice(args);
+    let out = orogen(&all);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: `{stderr}` does not mention `{needle}`"
+    );
+    assert!(
+        !out_dir.exists(),
+        "{args:?}: work was done before the refusal"
+    );
+    stderr.into_owned()
+}

@@ -1,24 +1,6 @@
 //! The elevation flags on the command line: bad values refused before any work, with the range.
 
-use orogen_tests::orogen;
-
-fn refused(args: &[&str], needle: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("out");
-    let mut all = vec!["generate", "--out", out_dir.to_str().unwrap()];
-    all.extend_from_slice(args);
-    let out = orogen(&all);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(
-        stderr.contains(needle),
-        "{args:?}: `{stderr}` does not mention `{needle}`"
-    );
-    assert!(
-        !out_dir.exists(),
-        "{args:?}: work was done before the refusal"
-    );
-}
+use orogen_tests::{orogen, refused};
 
 #[test]
 fn bad_elevation_values_are_refused_with_the_allowed_range() {

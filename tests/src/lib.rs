@@ -63,3 +63,22 @@ pub fn refused(args: &[&str], needle: &str) -> String {
     );
     stderr.into_owned()
 }
+
+/// Runs `orogen generate --quiet --out TMP ARGS`, checks it succeeded, and returns the folder.
+pub fn generated(args: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut all = vec![
+        "generate",
+        "--quiet",
+        "--out",
+        dir.path().to_str().expect("UTF-8 temp path"),
+    ];
+    all.extend_from_slice(args);
+    let out = orogen(&all);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}

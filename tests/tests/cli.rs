@@ -1,6 +1,6 @@
 //! The command line: invalid input refused before any work with exit code 2 and one line.
 
-use orogen_tests::{orogen, refused};
+use orogen_tests::{generated, refused};
 
 /// Parameter errors (past clap's own parsing) are one line.
 fn one_line(stderr: String) {
@@ -35,21 +35,7 @@ fn invalid_parameters_are_refused_with_the_allowed_range() {
 
 #[test]
 fn a_generated_world_writes_its_sidecar_and_world_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = orogen(&[
-        "generate",
-        "--quiet",
-        "--cells",
-        "200",
-        "--save-world",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = generated(&["--cells", "200", "--save-world"]);
     let sidecar: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("world.json")).unwrap()).unwrap();
     assert_eq!(sidecar["seed"], 123);
@@ -75,10 +61,7 @@ fn mesh_flags_are_checked_and_mesh_png_is_written() {
         &["--lloyd-iterations", "1000"],
         "mesh.lloyd_iterations = 1000 is out of range: allowed 0 ..= 100",
     );
-    let dir = tempfile::tempdir().unwrap();
-    let out = orogen(&[
-        "generate",
-        "--quiet",
+    let dir = generated(&[
         "--cells",
         "300",
         "--lloyd-iterations",
@@ -87,14 +70,7 @@ fn mesh_flags_are_checked_and_mesh_png_is_written() {
         "poisson",
         "--resolution",
         "128",
-        "--out",
-        dir.path().to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let png = std::fs::read(dir.path().join("mesh.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     let sidecar = std::fs::read_to_string(dir.path().join("world.json")).unwrap();
@@ -113,27 +89,15 @@ fn river_flags_are_checked_and_rivers_png_is_written() {
         "rivers.selection.main.spacing = -1 is out of range: allowed 0 ..= 1000",
     );
     // A bad choice is a clap usage error (exit 2, with clap's usage hint on further lines).
-    let out = orogen(&["generate", "--depressions", "drain"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("expected fill or carve"));
-    let dir = tempfile::tempdir().unwrap();
-    let out = orogen(&[
-        "generate",
-        "--quiet",
+    refused(&["--depressions", "drain"], "expected fill or carve");
+    let dir = generated(&[
         "--cells",
         "3000",
         "--depressions",
         "carve",
         "--resolution",
         "128",
-        "--out",
-        dir.path().to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let png = std::fs::read(dir.path().join("rivers.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     let sidecar = std::fs::read_to_string(dir.path().join("world.json")).unwrap();

@@ -21,6 +21,9 @@ use thiserror::Error;
 
 /// A PNG may decode to at most this many bytes (a 16-bit 23,000^2 heightmap).
 const PNG_LIMIT_BYTES: usize = 1 << 30;
+/// Deflate's largest expansion (1032:1), rounded up: decoded pixels beyond this many times the
+/// file's size cannot be in the file.
+const MAX_INFLATE: usize = 1040;
 
 /// What `orogen dem` can fail with.
 #[derive(Debug, Error)]
@@ -84,10 +87,16 @@ fn output_format(path: &Path) -> Result<Format, DemError> {
 /// Reads a 2-D grid from a `.npy` or PNG file, refusing anything else with a one-line reason.
 pub fn read_grid(path: &Path) -> Result<Grid, DemError> {
     let bytes = std::fs::read(path).map_err(|e| DemError::input(path, e.to_string()))?;
+    parse_grid(path, &bytes)
+}
+
+/// Parses the bytes of a `.npy` array or a PNG heightmap (told apart by their first bytes);
+/// `path` only names the input in errors. Never panics, whatever the bytes.
+pub fn parse_grid(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
     if bytes.starts_with(b"\x93NUMPY") {
-        read_npy(path, &bytes)
+        read_npy(path, bytes)
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        read_png(path, &bytes).map(Grid::Elevation)
+        read_png(path, bytes).map(Grid::Elevation)
     } else {
         Err(DemError::input(path, "not a .npy array or a PNG image"))
     }
@@ -155,12 +164,23 @@ fn read_npy(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
             .into_dimensionality::<Ix2>()
             .map_err(|_| DemError::input(path, "expected a 2-D array"))
     }
+    // One-byte data has no byte order, and NumPy accepts any order mark on it ('<u1' as well
+    // as '|u1'); ndarray-npy takes only '|', so these are read directly (the size is checked).
+    let bytes_2d = || {
+        let (rows, cols) = (header.shape[0], header.shape[1]);
+        if header.layout.is_fortran() {
+            Array2::from_shape_vec((cols, rows), data.to_vec()).map(|a| a.reversed_axes())
+        } else {
+            Array2::from_shape_vec((rows, cols), data.to_vec())
+        }
+        .map_err(|e| DemError::input(path, e.to_string()))
+    };
     let elevation = |a: Array2<f32>| Ok(Grid::Elevation(a));
     match kind {
-        "i1" => Ok(Grid::Receivers(load::<i8>(path, bytes)?)),
+        "i1" => Ok(Grid::Receivers(bytes_2d()?.mapv(|b| b as i8))),
+        "u1" => elevation(bytes_2d()?.mapv(f32::from)),
         "f4" => elevation(load::<f32>(path, bytes)?),
         "f8" => elevation(load::<f64>(path, bytes)?.mapv(|v| v as f32)),
-        "u1" => elevation(load::<u8>(path, bytes)?.mapv(f32::from)),
         "i2" => elevation(load::<i16>(path, bytes)?.mapv(f32::from)),
         "u2" => elevation(load::<u16>(path, bytes)?.mapv(f32::from)),
         "i4" => elevation(load::<i32>(path, bytes)?.mapv(|v| v as f32)),
@@ -194,6 +214,18 @@ fn read_png(path: &Path, bytes: &[u8]) -> Result<Array2<f32>, DemError> {
     let size = reader
         .output_buffer_size()
         .ok_or_else(|| bad(&"image too large"))?;
+    // Refuse before allocating what the bytes present cannot hold: zlib inflates at most
+    // about 1032:1, so a 100 KB file cannot be a 16-bit 20,000^2 heightmap.
+    let most = bytes.len().saturating_mul(MAX_INFLATE).min(PNG_LIMIT_BYTES);
+    if size > most {
+        return Err(DemError::input(
+            path,
+            format!(
+                "a {nx}x{ny} {depth:?}-bit PNG needs {size} bytes decoded, more than {most} \
+                 (truncated, or beyond the {PNG_LIMIT_BYTES}-byte limit)"
+            ),
+        ));
+    }
     let mut buf = vec![0u8; size];
     let frame = reader.next_frame(&mut buf).map_err(|e| bad(&e))?;
     let buf = &buf[..frame.buffer_size()];
@@ -301,7 +333,13 @@ mod tests {
     use super::*;
 
     fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        npy_bytes_in(descr, false, shape, data)
+    }
+
+    /// A `.npy` file; `fortran`: the data is in column-major order.
+    fn npy_bytes_in(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
+        let order = if fortran { "True" } else { "False" };
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}");
         let mut header = dict.into_bytes();
         while (10 + header.len() + 1) % 64 != 0 {
             header.push(b' ');
@@ -335,5 +373,158 @@ mod tests {
         assert!(err(npy_bytes("<c8", "(2, 2)", &[0; 32])).contains("unsupported dtype"));
         assert!(err(npy_bytes("<f4", "(2, 2)", &[0; 16])[..20].to_vec()).contains("header"));
         assert!(err(b"P5 2 2 255".to_vec()).contains("not a .npy"));
+    }
+
+    #[test]
+    fn a_png_claiming_more_pixels_than_its_bytes_hold_is_refused_before_allocating() {
+        use base64::Engine as _;
+        // Found by fuzzing (`fuzz/fuzz_targets/dem_grid.rs`; checksums made right here, as the
+        // fuzzing build skips them): a 170-byte PNG whose header claims 6 x 2,046,820,357
+        // pixels made the reader allocate 12 GB before decoding.
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(
+                "iVBORw0KGgoAAAANSUhEUgAAAAZ6AAAFCAAAAAAmvotxAAAAK0lEQVR4nGPgUDBgEWBnkDeQkdOUYDDiZZNnlGCQ\
+                 VjMwZP//////////////////2sk1N////////////////////////////////////////////////////9Bh\
+                 kBHU41NlAxsAAAAANfADISVWZH4AAAAASUVORK5CYII=",
+            )
+            .unwrap();
+        let err = parse_grid(Path::new("x.png"), &bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("6x2046820357") && err.contains("more than"),
+            "{err}"
+        );
+    }
+
+    mod robustness {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A valid input: a .npy of one of the readable dtypes, or an 8/16-bit PNG, of a small
+        /// grid of whole numbers (so every dtype holds them exactly), with the grid it encodes.
+        fn valid_input() -> impl Strategy<Value = (Vec<u8>, Grid)> {
+            (1usize..6, 1usize..6, 0usize..15).prop_flat_map(|(rows, cols, kind)| {
+                proptest::collection::vec(0u8..100, rows * cols).prop_map(move |values| {
+                    let grid = Array2::from_shape_vec((rows, cols), values).unwrap();
+                    encode(&grid, kind)
+                })
+            })
+        }
+
+        fn encode(grid: &Array2<u8>, kind: usize) -> (Vec<u8>, Grid) {
+            let shape = format!("({}, {})", grid.nrows(), grid.ncols());
+            let elevation = Grid::Elevation(grid.mapv(f32::from));
+            let le = |size: usize| -> Vec<u8> {
+                grid.iter()
+                    .flat_map(|&v| {
+                        let mut b = vec![0u8; size];
+                        b[0] = v;
+                        b
+                    })
+                    .collect()
+            };
+            let descr = ["<u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8"];
+            match kind {
+                0..=6 => {
+                    let size = 1 << (kind.div_ceil(2));
+                    (npy_bytes(descr[kind], &shape, &le(size)), elevation)
+                }
+                7 => {
+                    let data: Vec<u8> = grid
+                        .iter()
+                        .flat_map(|&v| f32::from(v).to_le_bytes())
+                        .collect();
+                    (npy_bytes("<f4", &shape, &data), elevation)
+                }
+                8 => {
+                    let data: Vec<u8> = grid
+                        .iter()
+                        .flat_map(|&v| f64::from(v).to_le_bytes())
+                        .collect();
+                    (npy_bytes("<f8", &shape, &data), elevation)
+                }
+                9 => {
+                    let codes = grid.mapv(|v| (v % 9) as i8);
+                    let data: Vec<u8> = codes.iter().map(|&c| c as u8).collect();
+                    (npy_bytes("|i1", &shape, &data), Grid::Receivers(codes))
+                }
+                10 => {
+                    let mut bytes = Vec::new();
+                    png::write_gray8(&mut bytes, grid.view()).unwrap();
+                    (bytes, elevation)
+                }
+                11 => {
+                    let mut bytes = Vec::new();
+                    png::write_gray16(&mut bytes, grid.mapv(u16::from).view()).unwrap();
+                    (bytes, elevation)
+                }
+                12 => {
+                    let data: Vec<u8> = grid
+                        .iter()
+                        .flat_map(|&v| f32::from(v).to_be_bytes())
+                        .collect();
+                    (npy_bytes(">f4", &shape, &data), elevation)
+                }
+                // Column-major data, one-byte and wider.
+                13 => {
+                    let data: Vec<u8> = grid.t().iter().copied().collect();
+                    (npy_bytes_in("<u1", true, &shape, &data), elevation)
+                }
+                _ => {
+                    let data: Vec<u8> = grid.t().iter().flat_map(|&v| [v, 0]).collect();
+                    (npy_bytes_in("<u2", true, &shape, &data), elevation)
+                }
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+            /// Every valid input reads back as the grid it encodes.
+            #[test]
+            fn valid_inputs_read_back((bytes, grid) in valid_input()) {
+                prop_assert_eq!(parse_grid(Path::new("x"), &bytes).unwrap(), grid);
+            }
+
+            /// Overwritten or cut bytes of a valid input never panic the reader; what it still
+            /// accepts is a grid the kernels take without panicking either.
+            #[test]
+            fn mutated_inputs_never_panic(
+                (bytes, _) in valid_input(),
+                edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+                cut in proptest::option::of(any::<prop::sample::Index>()),
+            ) {
+                let mut bytes = bytes;
+                for (idx, value) in edits {
+                    let i = idx.index(bytes.len());
+                    bytes[i] = value;
+                }
+                if let Some(cut) = cut {
+                    bytes.truncate(cut.index(bytes.len() + 1));
+                }
+                match parse_grid(Path::new("x"), &bytes) {
+                    Ok(Grid::Elevation(dem)) => {
+                        let filled = raster::fill(dem.view());
+                        prop_assert!(filled.is_ok_and(|f| f.dim() == dem.dim()));
+                    }
+                    Ok(Grid::Receivers(receivers)) => {
+                        let _ = raster::flow_accumulation(receivers.view());
+                    }
+                    Err(e) => prop_assert!(!e.to_string().is_empty()),
+                }
+            }
+
+            /// Arbitrary bytes, with or without a valid magic, never panic the reader.
+            #[test]
+            fn random_bytes_never_panic(
+                magic in 0usize..3,
+                tail in proptest::collection::vec(any::<u8>(), 0..512),
+            ) {
+                let mut bytes = [&b""[..], b"\x93NUMPY", b"\x89PNG\r\n\x1a\n"][magic].to_vec();
+                bytes.extend(tail);
+                let _ = parse_grid(Path::new("x"), &bytes);
+            }
+        }
     }
 }

@@ -15,18 +15,18 @@ fn one_line(stderr: String) {
 fn invalid_parameters_are_refused_with_the_allowed_range() {
     one_line(refused(
         &["--cells", "0"],
-        "cells = 0 is out of range: allowed 3 ..= 8000000",
+        "world.cells = 0 is out of range: allowed 3 ..= 8000000",
     ));
     one_line(refused(
         &["--cells", "1000000000000"],
         "allowed 3 ..= 8000000",
     ));
-    one_line(refused(&["--size", "NaN"], "width = NaN"));
+    one_line(refused(&["--size", "NaN"], "world.width = NaN"));
     one_line(refused(
         &["--water-level", "7"],
-        "water_level = 7 is out of range: allowed 0 ..= 1",
+        "world.water_level = 7 is out of range: allowed 0 ..= 1",
     ));
-    one_line(refused(&["--resolution", "0"], "resolution = 0"));
+    one_line(refused(&["--resolution", "0"], "export.resolution = 0"));
     one_line(refused(
         &["--cells", "8000000", "--resolution", "32768"],
         "GiB of memory",

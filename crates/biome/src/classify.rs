@@ -146,9 +146,9 @@ impl Whittaker {
     /// Checks that bands and zones start at 0, ascend strictly within 0 ..= 1, and name land
     /// biomes only.
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_cuts("whittaker.bands", self.bands.iter().map(|b| b.from))?;
+        check_cuts("bands", self.bands.iter().map(|b| b.from))?;
         for (i, band) in self.bands.iter().enumerate() {
-            let name = format!("whittaker.bands[{i}].zones");
+            let name = format!("bands[{i}].zones");
             check_cuts(&name, band.zones.iter().map(|z| z.from))?;
             if let Some((j, z)) = band
                 .zones
@@ -303,13 +303,10 @@ mod tests {
         let mut t = Whittaker::default();
         t.bands[2].from = t.bands[1].from;
         let err = t.validate().unwrap_err();
-        assert_eq!(err.param, "whittaker.bands[2].from");
+        assert_eq!(err.param, "bands[2].from");
         let mut t = Whittaker::default();
         t.bands[1].zones[0].biome = Biome::Ocean;
-        assert_eq!(
-            t.validate().unwrap_err().param,
-            "whittaker.bands[1].zones[0].biome"
-        );
+        assert_eq!(t.validate().unwrap_err().param, "bands[1].zones[0].biome");
         let mut t = Whittaker::default();
         t.bands[0].zones.clear();
         assert!(t.validate().is_err());

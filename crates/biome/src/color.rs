@@ -103,7 +103,7 @@ impl Palette {
         let biomes = Biome::ALL[2..].iter().map(|b| (b.name(), self.biome(*b)));
         for (name, rgb) in named.into_iter().chain(biomes) {
             for (c, v) in rgb.iter().enumerate() {
-                orogen_world::params::in_range(&format!("palette.{name}[{c}]"), *v, 0.0..=1.0)?;
+                orogen_world::params::in_range(&format!("{name}[{c}]"), *v, 0.0..=1.0)?;
             }
         }
         Ok(())
@@ -389,6 +389,6 @@ mod tests {
         p.validate().unwrap();
         let mut bad = p.clone();
         bad.snow[1] = 1.5;
-        assert_eq!(bad.validate().unwrap_err().param, "palette.snow[1]");
+        assert_eq!(bad.validate().unwrap_err().param, "snow[1]");
     }
 }

@@ -186,8 +186,12 @@ impl Params {
         in_range("wind_orographic", self.wind_orographic, 0.0..=100.0)?;
         in_range("wetness", self.wetness, -1.0..=1.0)?;
         in_range("blur_sigma", self.blur_sigma, 0.0..=64.0)?;
-        self.whittaker.validate()?;
-        self.palette.validate()?;
+        self.whittaker
+            .validate()
+            .map_err(|e| e.prefixed("whittaker."))?;
+        self.palette
+            .validate()
+            .map_err(|e| e.prefixed("palette."))?;
         Ok(())
     }
 }

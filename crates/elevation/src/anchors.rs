@@ -89,7 +89,7 @@ pub const MAX_ANCHORS: usize = 1000;
 /// Checks custom anchors against a `width x height` map: each must be finite and inside
 /// [0, W] x [0, H]. The error names the anchor and the allowed range.
 pub fn validate_custom(anchors: &[[f64; 2]], width: f64, height: f64) -> Result<(), ParamError> {
-    in_range("anchors (count)", anchors.len(), 1..=MAX_ANCHORS)?;
+    in_range("anchors", anchors.len(), 1..=MAX_ANCHORS)?;
     for (i, a) in anchors.iter().enumerate() {
         in_range(&format!("anchors[{i}].x"), a[0], 0.0..=width)?;
         in_range(&format!("anchors[{i}].y"), a[1], 0.0..=height)?;

@@ -52,23 +52,19 @@ impl Default for ClassicParams {
 }
 
 impl ClassicParams {
-    /// Checks every field; names are prefixed `classic.elevation.`.
+    /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
         let max = (1usize << MAX_LEVELS) + 1;
-        in_range("classic.elevation.size", self.size, 3..=max)?;
+        in_range("size", self.size, 3..=max)?;
         if !(self.size - 1).is_power_of_two() {
             return Err(ParamError::new(
-                "classic.elevation.size",
+                "size",
                 self.size,
                 format!("2^n + 1 (3, 5, 9, ..., 257, ..., {max})"),
             ));
         }
-        self.diamond_square()
-            .validate()
-            .map_err(|e| e.prefixed("classic.elevation."))?;
-        self.fbm
-            .validate()
-            .map_err(|e| e.prefixed("classic.elevation.fbm."))?;
+        self.diamond_square().validate()?;
+        self.fbm.validate().map_err(|e| e.prefixed("fbm."))?;
         Ok(())
     }
 
@@ -155,7 +151,7 @@ mod tests {
                 ..ClassicParams::default()
             };
             let err = params.validate().unwrap_err();
-            assert_eq!(err.param, "classic.elevation.size", "{size}");
+            assert_eq!(err.param, "size", "{size}");
         }
         assert!(ClassicParams::default().validate().is_ok());
         let mut world = World::new(WorldMeta {

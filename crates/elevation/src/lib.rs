@@ -144,10 +144,13 @@ impl Default for Params {
 impl Params {
     /// Checks every field that does not depend on the map; see also [`Params::validate_for_map`].
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.fbm.validate()?;
+        self.fbm.validate().map_err(|e| e.prefixed("fbm."))?;
         in_range("land_centers", self.land_centers, 1..=anchors::MAX_ANCHORS)?;
-        self.curve.validate()?;
-        self.raster.diamond_square.validate()?;
+        self.curve.validate().map_err(|e| e.prefixed("curve."))?;
+        self.raster
+            .diamond_square
+            .validate()
+            .map_err(|e| e.prefixed("raster.diamond_square."))?;
         in_range("raster.fbm_side", self.raster.fbm_side, 2..=8193)?;
         if self.raster.drive_regions && self.raster.source == RasterSource::None {
             return Err(ParamError::new(
@@ -170,10 +173,11 @@ impl Params {
         Ok(())
     }
 
-    /// [`Params::validate`], then the custom anchors against a `width x height` map.
+    /// [`Params::validate`], then the custom anchors against a `width x height` map (whenever
+    /// any are given: an anchor outside the map is a mistake even where the layout ignores it).
     pub fn validate_for_map(&self, width: f64, height: f64) -> Result<(), ParamError> {
         self.validate()?;
-        if self.layout == Layout::Custom {
+        if self.layout == Layout::Custom || !self.anchors.is_empty() {
             anchors::validate_custom(&self.anchors, width, height)?;
         }
         Ok(())

@@ -59,7 +59,7 @@ impl DiamondSquare {
         in_range("levels", self.levels, 1..=MAX_LEVELS)?;
         in_range("roughness", self.roughness, 0.0..=10.0)?;
         if let CornerSeed::Fixed(v) = self.corners {
-            in_range("corners", v, -10.0..=10.0)?;
+            in_range("corners.fixed", v, -10.0..=10.0)?;
         }
         Ok(())
     }

@@ -275,7 +275,7 @@ fn bad_values_are_refused_before_any_work() {
                 ..Params::default()
             },
             0.35,
-            "octaves",
+            "fbm.octaves",
             "1 ..= 16",
         ),
         (
@@ -287,7 +287,7 @@ fn bad_values_are_refused_before_any_work() {
                 ..Params::default()
             },
             0.35,
-            "noise_scale",
+            "fbm.noise_scale",
             "0.01 ..= 1000",
         ),
         (Params::default(), 7.0, "water_level", "0 ..= 1"),

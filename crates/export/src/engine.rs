@@ -75,7 +75,19 @@ impl Engine {
         width: f64,
         height: f64,
     ) -> Result<PixelGrid, ParamError> {
+        if let Some(n) = size {
+            orogen_world::params::in_range("heightmap_size", n, 2..=crate::grid::MAX_SIDE)?;
+        }
         let n = size.unwrap_or_else(|| self.default_size(resolution));
+        if self != Engine::None && (width - height).abs() > 1e-12 * width.max(height) {
+            return Err(ParamError::new(
+                "engine",
+                self.name(),
+                format!(
+                    "none on a {width}x{height} map: engine grids sample vertices of a square map"
+                ),
+            ));
+        }
         if let Some(allowed) = self.allowed_sizes()
             && !allowed.contains(&n)
         {

@@ -165,23 +165,22 @@ impl Default for LandscapeStyle {
 }
 
 impl LandscapeStyle {
-    /// Checks every field; names are prefixed `classic.paint.`.
+    /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        let p = "classic.paint.";
-        in_range(&format!("{p}bands count"), self.bands.len(), 1..=64)?;
+        in_range("bands", self.bands.len(), 1..=64)?;
         let mut below = 0.0f32;
         for (i, b) in self.bands.iter().enumerate() {
-            in_range(&format!("{p}bands[{i}].upper"), b.upper, 0.0..=1.0)?;
+            in_range(&format!("bands[{i}].upper"), b.upper, 0.0..=1.0)?;
             if i > 0 && b.upper <= below {
                 return Err(ParamError::new(
-                    format!("{p}bands[{i}].upper"),
+                    format!("bands[{i}].upper"),
                     b.upper,
                     format!("above the previous band's upper ({below})"),
                 ));
             }
             below = b.upper;
         }
-        in_range(&format!("{p}water_level"), self.water_level, 0.0..=1.0)?;
+        in_range("water_level", self.water_level, 0.0..=1.0)?;
         for (name, a) in [
             ("water_alpha", self.water_alpha),
             ("hillshade", self.hillshade),
@@ -189,15 +188,11 @@ impl LandscapeStyle {
             ("leaf_alpha", self.leaf_alpha),
             ("tree_shadow", self.tree_shadow),
         ] {
-            in_range(&format!("{p}{name}"), a, 0.0..=1.0)?;
+            in_range(name, a, 0.0..=1.0)?;
         }
-        in_range(&format!("{p}antialias"), self.antialias, 1..=8)?;
-        in_range(&format!("{p}relief"), self.relief, 0.0..=10.0)?;
-        in_range(
-            &format!("{p}river_width_px"),
-            self.river_width_px,
-            0.1..=100.0,
-        )?;
+        in_range("antialias", self.antialias, 1..=8)?;
+        in_range("relief", self.relief, 0.0..=10.0)?;
+        in_range("river_width_px", self.river_width_px, 0.1..=100.0)?;
         Ok(())
     }
 
@@ -691,17 +686,11 @@ mod tests {
     fn bad_styles_name_the_field() {
         let mut style = LandscapeStyle::default();
         style.bands[2].upper = 0.3;
-        assert_eq!(
-            style.validate().unwrap_err().param,
-            "classic.paint.bands[2].upper"
-        );
+        assert_eq!(style.validate().unwrap_err().param, "bands[2].upper");
         let style = LandscapeStyle {
             river_alpha: 2.0,
             ..LandscapeStyle::default()
         };
-        assert_eq!(
-            style.validate().unwrap_err().param,
-            "classic.paint.river_alpha"
-        );
+        assert_eq!(style.validate().unwrap_err().param, "river_alpha");
     }
 }

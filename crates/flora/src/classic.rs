@@ -84,15 +84,14 @@ impl Default for ClassicTreeParams {
 }
 
 impl ClassicTreeParams {
-    /// Checks every field; names are prefixed `classic.trees.`.
+    /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        let p = "classic.trees.";
-        in_range(&format!("{p}canvas_px"), self.canvas_px, 16.0..=32768.0)?;
-        in_range(&format!("{p}spacing_px"), self.spacing_px, 1.0..=10_000.0)?;
+        in_range("canvas_px", self.canvas_px, 16.0..=32768.0)?;
+        in_range("spacing_px", self.spacing_px, 1.0..=10_000.0)?;
         let ratio = self.canvas_px * self.canvas_px / (self.spacing_px * self.spacing_px);
         if ratio > orogen_sampling::MAX_AREA_OVER_R2 {
             return Err(ParamError::new(
-                format!("{p}spacing_px"),
+                "spacing_px",
                 self.spacing_px,
                 format!(
                     "at least canvas_px / {:.0} (at most 5e7 points' worth of canvas)",
@@ -100,30 +99,28 @@ impl ClassicTreeParams {
                 ),
             ));
         }
-        in_range(&format!("{p}k"), self.k, 1..=10_000)?;
-        in_range(&format!("{p}min_elevation"), self.min_elevation, 0.0..=1.0)?;
+        in_range("k", self.k, 1..=10_000)?;
+        in_range("min_elevation", self.min_elevation, 0.0..=1.0)?;
         in_range(
-            &format!("{p}max_elevation"),
+            "max_elevation",
             self.max_elevation,
             self.min_elevation..=1.0,
         )?;
-        in_range(&format!("{p}size_px[0]"), self.size_px[0], 0.1..=1000.0)?;
-        in_range(&format!("{p}size_px[1]"), self.size_px[1], 0.1..=1000.0)?;
-        in_range(&format!("{p}species count"), self.species.len(), 1..=16)?;
+        in_range("size_px[0]", self.size_px[0], 0.1..=1000.0)?;
+        in_range("size_px[1]", self.size_px[1], self.size_px[0]..=1000.0)?;
+        in_range("species", self.species.len(), 1..=16)?;
         for (i, s) in self.species.iter().enumerate() {
-            s.validate(&format!("{p}species[{i}]"))?;
+            s.validate(&format!("species[{i}]"))?;
         }
         in_range(
-            &format!("{p}silhouettes_per_species"),
+            "silhouettes_per_species",
             self.silhouettes_per_species,
             1..=64,
         )?;
-        in_range(
-            &format!("{p}species_jitter"),
-            self.species_jitter,
-            0.0..=1.0,
-        )?;
-        self.growth.validate_named(&format!("{p}growth."))?;
+        in_range("species_jitter", self.species_jitter, 0.0..=1.0)?;
+        self.growth
+            .validate_for_trees()
+            .map_err(|e| e.prefixed("growth."))?;
         Ok(())
     }
 }
@@ -164,7 +161,7 @@ pub fn classic_trees(
     let rect = Rect::from_size(params.canvas_px, height / px)?;
     let mut rng = seed::rng_from_seed(seed::item_seed(seed, 0));
     let points = poisson_disc(&mut rng, rect, params.spacing_px, params.k)
-        .map_err(|e| ParamError::new("classic.trees", e, "a feasible Poisson disc"))?;
+        .map_err(|e| ParamError::new("spacing_px", e, "a feasible Poisson disc"))?;
     let (lo, hi) = (params.min_elevation, params.max_elevation);
     let band = f64::from(hi - lo);
     let n_species = params.species.len();
@@ -297,10 +294,7 @@ mod tests {
             max_elevation: 0.2,
             ..ClassicTreeParams::default()
         };
-        assert_eq!(
-            bad.validate().unwrap_err().param,
-            "classic.trees.max_elevation"
-        );
+        assert_eq!(bad.validate().unwrap_err().param, "max_elevation");
         let tiny = ClassicTreeParams {
             spacing_px: 1.0,
             canvas_px: 32768.0,

@@ -43,7 +43,7 @@ const CELLS_PER_ATTRACTOR: f64 = 2.0;
 #[serde(default, deny_unknown_fields)]
 pub struct GrowthParams {
     /// An attractor pulls its nearest node only within this distance. Default: 0.15.
-    /// Range: finite, > kill_distance.
+    /// Range: finite, > kill_distance (tree models: at most 4).
     pub influence_radius: f64,
     /// An attractor dies once a node is this close. Default: 0.04.
     /// Range: segment_length ..= influence_radius (exclusive).
@@ -59,7 +59,7 @@ pub struct GrowthParams {
     /// The pipe model's exponent e: a parent's r^e is the sum of its children's. Default: 2.5.
     /// Range: 1 ..= 4.
     pub pipe_exponent: f64,
-    /// The radius of every tip. Default: 0.002. Range: finite, > 0.
+    /// The radius of every tip. Default: 0.002. Range: finite, > 0 (tree models: at most 0.1).
     pub tip_radius: f64,
 }
 
@@ -78,16 +78,15 @@ impl Default for GrowthParams {
 }
 
 impl GrowthParams {
-    /// Checks every field. `prefix` names the parameters in errors (`flora.growth.`).
-    pub fn validate_named(&self, prefix: &str) -> Result<(), ParamError> {
-        let name = |field: &str| format!("{prefix}{field}");
-        positive_finite(&name("segment_length"), self.segment_length)?;
-        positive_finite(&name("influence_radius"), self.influence_radius)?;
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        positive_finite("segment_length", self.segment_length)?;
+        positive_finite("influence_radius", self.influence_radius)?;
         if !(self.kill_distance >= self.segment_length
             && self.kill_distance < self.influence_radius)
         {
             return Err(ParamError::new(
-                name("kill_distance"),
+                "kill_distance",
                 self.kill_distance,
                 format!(
                     "segment_length ({}) ..= influence_radius ({}), influence excluded",
@@ -95,16 +94,21 @@ impl GrowthParams {
                 ),
             ));
         }
-        in_range(&name("max_iterations"), self.max_iterations, 1..=1_000_000)?;
-        in_range(&name("jitter"), self.jitter, 0.0..=1.0)?;
-        in_range(&name("pipe_exponent"), self.pipe_exponent, 1.0..=4.0)?;
-        positive_finite(&name("tip_radius"), self.tip_radius)?;
+        in_range("max_iterations", self.max_iterations, 1..=1_000_000)?;
+        in_range("jitter", self.jitter, 0.0..=1.0)?;
+        in_range("pipe_exponent", self.pipe_exponent, 1.0..=4.0)?;
+        positive_finite("tip_radius", self.tip_radius)?;
         Ok(())
     }
 
-    /// Checks every field.
-    pub fn validate(&self) -> Result<(), ParamError> {
-        self.validate_named("")
+    /// [`GrowthParams::validate`], then the bounds of tree models, which are grown in tree
+    /// heights (root at the origin, crown top at 1): an influence radius of at most 4 and a tip
+    /// radius of at most 0.1.
+    pub fn validate_for_trees(&self) -> Result<(), ParamError> {
+        self.validate()?;
+        in_range("influence_radius", self.influence_radius, 0.0..=4.0)?;
+        in_range("tip_radius", self.tip_radius, 0.0..=0.1)?;
+        Ok(())
     }
 }
 

@@ -169,7 +169,7 @@ pub fn default_biomes() -> Vec<BiomePlants> {
 }
 
 impl Species {
-    /// Checks every field; `at` names the species in errors (`flora.species[2]`).
+    /// Checks every field; `at` names the species in errors (`species[2]`).
     pub fn validate(&self, at: &str) -> Result<(), ParamError> {
         if self.name.is_empty() {
             return Err(ParamError::new(
@@ -255,10 +255,10 @@ impl FloraTable {
     /// Resolves and checks the biome table against the species.
     pub fn new(species: &[Species], biomes: &[BiomePlants]) -> Result<Self, ParamError> {
         for (i, s) in species.iter().enumerate() {
-            s.validate(&format!("flora.species[{i}]"))?;
+            s.validate(&format!("species[{i}]"))?;
             if species[..i].iter().any(|t| t.name == s.name) {
                 return Err(ParamError::new(
-                    format!("flora.species[{i}].name"),
+                    format!("species[{i}].name"),
                     &s.name,
                     "a name no other species has",
                 ));
@@ -270,7 +270,7 @@ impl FloraTable {
         };
         let mut seen = [false; Biome::COUNT];
         for (i, entry) in biomes.iter().enumerate() {
-            let at = format!("flora.biomes[{i}]");
+            let at = format!("biomes[{i}]");
             let biome = Biome::ALL
                 .iter()
                 .find(|b| b.name() == entry.biome)
@@ -305,7 +305,7 @@ impl FloraTable {
                         ParamError::new(
                             format!("{at}.species"),
                             &plant.species,
-                            "the name of a species in flora.species",
+                            "the name of one of the species",
                         )
                     })?;
                 if plant.density != 0.0 {
@@ -356,7 +356,7 @@ mod tests {
         let mut biomes = default_biomes();
         biomes[0].plants[0].species = "baobab".into();
         let err = FloraTable::new(&species, &biomes).unwrap_err();
-        assert_eq!(err.param, "flora.biomes[0].plants[0].species");
+        assert_eq!(err.param, "biomes[0].plants[0].species");
         let mut biomes = default_biomes();
         biomes.push(BiomePlants {
             biome: "beach".into(),

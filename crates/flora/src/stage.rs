@@ -62,15 +62,17 @@ impl Default for Params {
 impl Params {
     /// Checks every field, the species and the biome table.
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.growth.validate_named("flora.growth.")?;
-        in_range("flora.models_per_species", self.models_per_species, 1..=64)?;
-        in_range("flora.density_scale", self.density_scale, 0.0..=10.0)?;
+        self.growth
+            .validate_for_trees()
+            .map_err(|e| e.prefixed("growth."))?;
+        in_range("models_per_species", self.models_per_species, 1..=64)?;
+        in_range("density_scale", self.density_scale, 0.0..=10.0)?;
         in_range(
-            "flora.undergrowth_clearance",
+            "undergrowth_clearance",
             self.undergrowth_clearance,
             0.0..=2.0,
         )?;
-        in_range("flora.river_clearance", self.river_clearance, 0.0..=5.0)?;
+        in_range("river_clearance", self.river_clearance, 0.0..=5.0)?;
         let table = FloraTable::new(&self.species, &self.biomes)?;
         for (storey, lists) in [
             ("canopy", &table.canopy),
@@ -81,7 +83,7 @@ impl Params {
                 if scaled > MAX_DENSITY {
                     let name = Biome::from_id(biome as u8).map_or("?", Biome::name);
                     return Err(ParamError::new(
-                        "flora.density_scale",
+                        "density_scale",
                         self.density_scale,
                         format!(
                             "low enough that every biome's {storey} density times it stays at most \
@@ -531,7 +533,7 @@ mod tests {
         assert!(dense.validate().is_ok());
         dense.density_scale = 1.5;
         let err = dense.validate().unwrap_err();
-        assert_eq!(err.param, "flora.density_scale");
+        assert_eq!(err.param, "density_scale");
         assert!(err.allowed.contains("rainforest"), "{err}");
     }
 

@@ -183,12 +183,10 @@ impl Default for Params {
 impl Params {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range(
-            "rivers.min_lake_regions",
-            self.min_lake_regions,
-            1..=100_000_000,
-        )?;
-        self.selection.validate()
+        in_range("min_lake_regions", self.min_lake_regions, 1..=100_000_000)?;
+        self.selection
+            .validate()
+            .map_err(|e| e.prefixed("selection."))
     }
 }
 

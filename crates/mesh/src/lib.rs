@@ -124,7 +124,7 @@ impl Default for Params {
 impl Params {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("mesh.lloyd_iterations", self.lloyd_iterations, 0..=100)?;
+        in_range("lloyd_iterations", self.lloyd_iterations, 0..=100)?;
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! as `landscape.png`. `--preset classic` runs these stages instead of the mesh ones.
 
 use orogen_world::World;
-use orogen_world::params::ParamError;
+use orogen_world::params::{ParamError, in_range};
 use serde::{Deserialize, Serialize};
 
 use crate::pipeline::Timings;
@@ -51,14 +51,18 @@ pub struct ClassicParams {
 }
 
 impl ClassicParams {
-    /// Checks every field; parameter names start with `classic.`.
+    /// Checks every field; names are relative to this section (`rivers.count`).
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.elevation.validate()?;
-        self.rivers
+        self.elevation
             .validate()
-            .map_err(|e| e.prefixed("classic.rivers."))?;
-        self.trees.validate()?;
-        self.paint.validate()?;
+            .map_err(|e| e.prefixed("elevation."))?;
+        let rivers = &self.rivers;
+        rivers.validate().map_err(|e| e.prefixed("rivers."))?;
+        // The classic heightmap is normalised to 0 ..= 1 (the kernel takes any DEM).
+        in_range("rivers.source_min", rivers.source_min, 0.0..=1.0)?;
+        in_range("rivers.water_level", rivers.water_level, 0.0..=1.0)?;
+        self.trees.validate().map_err(|e| e.prefixed("trees."))?;
+        self.paint.validate().map_err(|e| e.prefixed("paint."))?;
         Ok(())
     }
 }

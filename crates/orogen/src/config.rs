@@ -88,9 +88,10 @@ pub struct ExportParams {
     /// any size; take `heightmap.exr`). Every heightmap-sized raster (heightmaps, colour map,
     /// biome map, splat maps, river mask) uses its grid. Default: none.
     pub engine: Engine,
-    /// The heightmap's side in samples. Default: unset (1025 for unity, 1009 for unreal, else
-    /// `resolution`). Range: the engine's sizes; 2 ..= 32,768 otherwise.
-    pub heightmap_size: Option<usize>,
+    /// The heightmap's side in samples; 0 takes the engine's default (1025 for unity, 1009 for
+    /// unreal, else `resolution`). Default: 0. Range: 0 or the engine's sizes; 2 ..= 32,768
+    /// otherwise.
+    pub heightmap_size: usize,
     /// Also write `world.geojson` (land, lakes, biomes, rivers, flora). Default: false.
     pub geojson: bool,
     /// Write `world.glb` (terrain, sea, trees; glTF 2.0 binary). Default: false (a 50,000-cell
@@ -114,7 +115,7 @@ impl Default for ExportParams {
             save_world: false,
             hillshade: false,
             engine: Engine::None,
-            heightmap_size: None,
+            heightmap_size: 0,
             geojson: false,
             glb: false,
             glb_resolution: 257,
@@ -168,11 +169,16 @@ impl ExportParams {
     /// The grid of every heightmap-sized raster.
     pub fn grid(&self, world: &WorldParams) -> Result<orogen_export::grid::PixelGrid, ParamError> {
         self.engine.grid(
-            self.heightmap_size,
+            self.heightmap_size(),
             self.resolution,
             world.width,
             world.height,
         )
+    }
+
+    /// The heightmap's side when one is given (`heightmap_size` 0: the engine's default).
+    pub fn heightmap_size(&self) -> Option<usize> {
+        (self.heightmap_size != 0).then_some(self.heightmap_size)
     }
 
     /// The `world.glb` options of this config.
@@ -215,7 +221,7 @@ pub fn memory_estimate_bytes(config: &Config) -> f64 {
         .max(1.0);
     let side = config
         .export
-        .heightmap_size
+        .heightmap_size()
         .unwrap_or_else(|| config.export.engine.default_size(config.export.resolution))
         as f64;
     // The heightmap-sized rasters (an engine grid may be larger than the images).
@@ -241,20 +247,28 @@ fn available_memory_bytes() -> f64 {
 }
 
 impl Config {
-    /// Checks every parameter of every stage, then the memory estimate, before any work.
+    /// Checks every parameter of every stage, then the memory estimate, before any work. A
+    /// parameter error names the parameter by its path in the config (`rivers.min_lake_regions`),
+    /// the path `--set` and the playground take too.
     pub fn validate(&self) -> Result<(), Error> {
-        self.world.validate()?;
-        self.mesh.validate()?;
-        self.export.validate(&self.world)?;
-        self.rivers.validate()?;
-        self.elevation
-            .validate_for_map(self.world.width, self.world.height)?;
-        self.biome.validate()?;
-        self.flora.validate()?;
-        self.classic.validate()?;
+        let section = |name: &str, checked: Result<(), ParamError>| {
+            checked.map_err(|e| Error::Param(e.prefixed(&format!("{name}."))))
+        };
+        section("world", self.world.validate())?;
+        section("mesh", self.mesh.validate())?;
+        section("export", self.export.validate(&self.world))?;
+        section("rivers", self.rivers.validate())?;
+        section(
+            "elevation",
+            self.elevation
+                .validate_for_map(self.world.width, self.world.height),
+        )?;
+        section("biome", self.biome.validate())?;
+        section("flora", self.flora.validate())?;
+        section("classic", self.classic.validate())?;
         if self.preset == crate::Preset::Classic && self.world.width != self.world.height {
             return Err(orogen_world::params::ParamError::new(
-                "size",
+                "world.width / height",
                 format!("{}x{}", self.world.width, self.world.height),
                 "a square map for the classic preset (its heightmap is a 2^n + 1 vertex grid)",
             )
@@ -403,6 +417,81 @@ mod tests {
             c.set_path(&key, &value)
                 .unwrap_or_else(|e| panic!("{key} = {value}: {e}"));
             assert_eq!(c, Config::default(), "{key}");
+        }
+    }
+
+    mod robustness {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Characters that keep a mutated config close to TOML, so the parser gets deep.
+        const ALPHABET: &[char] = &[
+            '0', '1', '5', '9', '-', '.', 'e', 'x', '"', '\'', '[', ']', '{', '}', '=', ',', ' ',
+            '\n', '#', 'a', 'z', '_', '\u{e9}',
+        ];
+
+        fn check(text: &str) -> Result<(), TestCaseError> {
+            if let Ok(config) = Config::from_toml(text, "x.toml") {
+                // Validation answers (it never panics), and what parsed prints and reads back.
+                let _ = config.validate();
+                let printed = config.to_toml();
+                // (Compared as text: a NaN parameter is not equal to itself.)
+                let back = Config::from_toml(&printed, "printed.toml").map(|c| c.to_toml());
+                prop_assert_eq!(back.ok(), Some(printed));
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+            /// A printed config with characters overwritten, inserted or cut never panics the
+            /// reader or validation.
+            #[test]
+            fn mutated_configs_never_panic(
+                preset in 0usize..crate::presets::PRESETS.len(),
+                edits in proptest::collection::vec(
+                    (any::<prop::sample::Index>(), 0usize..ALPHABET.len(), 0u8..3), 1..8),
+            ) {
+                let name = crate::presets::PRESETS[preset].0;
+                let mut chars: Vec<char> =
+                    crate::presets::preset(name).unwrap().to_toml().chars().collect();
+                for (idx, c, op) in edits {
+                    let i = idx.index(chars.len());
+                    match op {
+                        0 => chars[i] = ALPHABET[c],
+                        1 => chars.insert(i, ALPHABET[c]),
+                        _ => { chars.remove(i); }
+                    }
+                }
+                check(&chars.into_iter().collect::<String>())?;
+            }
+
+            /// Arbitrary short texts never panic the reader.
+            #[test]
+            fn random_texts_never_panic(text in "[\\PC\n]{0,200}") {
+                check(&text)?;
+            }
+
+            /// Any single parameter set to any number: validation refuses it or accepts it,
+            /// never panics.
+            #[test]
+            fn any_number_in_any_parameter_never_panics(
+                key in any::<prop::sample::Index>(),
+                value in prop_oneof![
+                    any::<i64>().prop_map(|v| v.to_string()),
+                    any::<f64>().prop_map(|v| format!("{v:?}")),
+                    Just("nan".to_owned()),
+                    Just("-inf".to_owned()),
+                ],
+            ) {
+                let keys = Config::default().parameter_list();
+                let (key, _) = key.get(&keys);
+                let mut config = Config::default();
+                if config.set_path(key, &value).is_ok() {
+                    let _ = config.validate();
+                }
+            }
         }
     }
 }

@@ -314,9 +314,7 @@ impl ExportArgs {
         export.save_world |= self.save_world;
         export.hillshade |= self.hillshade;
         set(&mut export.engine, self.engine);
-        if self.heightmap_size.is_some() {
-            export.heightmap_size = self.heightmap_size;
-        }
+        set(&mut export.heightmap_size, self.heightmap_size);
         export.geojson |= self.geojson;
         export.glb |= self.glb;
         set(&mut export.glb_resolution, self.glb_resolution);

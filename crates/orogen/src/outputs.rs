@@ -157,7 +157,7 @@ fn write_landscape(
 /// river mask): the engine's, over the world's map.
 fn raster_grid(world: &World, config: &Config) -> Result<PixelGrid, Error> {
     Ok(config.export.engine.grid(
-        config.export.heightmap_size,
+        config.export.heightmap_size(),
         config.export.resolution,
         world.meta.width,
         world.meta.height,

@@ -14,7 +14,7 @@ fn config() -> Config {
     config.world.cells = 4000;
     config.export.resolution = 96;
     config.export.engine = Engine::Unity;
-    config.export.heightmap_size = Some(129);
+    config.export.heightmap_size = 129;
     config.export.geojson = true;
     config.export.save_world = true;
     config.elevation.land_centers = 1;
@@ -246,7 +246,7 @@ fn exports_read_back_and_a_north_west_anchor_lands_top_left_everywhere() {
 fn a_world_reloaded_from_npz_regenerates_the_same_files() {
     let mut config = config();
     config.export.engine = Engine::Unreal;
-    config.export.heightmap_size = Some(127);
+    config.export.heightmap_size = 127;
     let world = orogen::generate(&config).unwrap();
     let first = tempfile::tempdir().unwrap();
     let files = orogen::write_outputs(&world, &config, first.path()).unwrap();

@@ -63,7 +63,7 @@ impl PassParams {
     }
 
     fn validate(&self, prefix: &str) -> Result<(), ParamError> {
-        let name = |field: &str| format!("{prefix}.{field}");
+        let name = |field: &str| format!("{prefix}{field}");
         in_range(&name("top_fraction"), self.top_fraction, 0.0..=1.0)?;
         in_range(&name("min_hops"), self.min_hops, 0..=1_000_000)?;
         in_range(&name("min_hops_sqrt"), self.min_hops_sqrt, 0.0..=100.0)?;
@@ -129,35 +129,15 @@ impl Default for RiverParams {
 impl RiverParams {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        self.main.validate("rivers.selection.main")?;
-        self.tributary.validate("rivers.selection.tributary")?;
-        in_range("rivers.selection.min_flow", self.min_flow, 0.0..=1e9)?;
-        in_range(
-            "rivers.selection.min_flow_per_corner",
-            self.min_flow_per_corner,
-            0.0..=1.0,
-        )?;
-        in_range(
-            "rivers.selection.extend_min_flow",
-            self.extend_min_flow,
-            1.0..=1e9,
-        )?;
-        in_range("rivers.selection.width_base", self.width_base, 0.0..=100.0)?;
-        in_range(
-            "rivers.selection.width_scale",
-            self.width_scale,
-            0.0..=100.0,
-        )?;
-        in_range(
-            "rivers.selection.width_exponent",
-            self.width_exponent,
-            0.01..=10.0,
-        )?;
-        in_range(
-            "rivers.selection.opacity_base",
-            self.opacity_base,
-            0.0..=1.0,
-        )?;
+        self.main.validate("main.")?;
+        self.tributary.validate("tributary.")?;
+        in_range("min_flow", self.min_flow, 0.0..=1e9)?;
+        in_range("min_flow_per_corner", self.min_flow_per_corner, 0.0..=1.0)?;
+        in_range("extend_min_flow", self.extend_min_flow, 1.0..=1e9)?;
+        in_range("width_base", self.width_base, 0.0..=100.0)?;
+        in_range("width_scale", self.width_scale, 0.0..=100.0)?;
+        in_range("width_exponent", self.width_exponent, 0.01..=10.0)?;
+        in_range("opacity_base", self.opacity_base, 0.0..=1.0)?;
         Ok(())
     }
 }

@@ -64,6 +64,16 @@ pub fn refused(args: &[&str], needle: &str) -> String {
     stderr.into_owned()
 }
 
+/// Checks that an error message is one line (parameter errors are; clap's usage errors add a
+/// usage hint).
+pub fn one_line(stderr: &str) {
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "more than one line: {stderr}"
+    );
+}
+
 /// Runs `orogen generate --quiet --out TMP ARGS`, checks it succeeded, and returns the folder.
 pub fn generated(args: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");

@@ -1,4 +1,5 @@
-//! Same seed, same bytes: every output file hashes the same across runs and thread counts.
+//! Same seed, same bytes: every output file (every format) hashes the same across runs and
+//! thread counts. The playground's bundle is checked the same way in `crates/orogen/tests/serve.rs`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,6 +29,8 @@ fn run(dir: &Path, threads: usize, seed: &str) {
             "generate",
             "--quiet",
             "--save-world",
+            "--glb",
+            "--geojson",
             "--cells",
             "3000",
             "--resolution",
@@ -54,10 +57,20 @@ fn every_output_is_identical_for_1_2_and_8_threads() {
         let dir = tmp.path().join(format!("run{i}"));
         run(&dir, threads, "7");
         let h = hashes(&dir);
-        assert!(
-            h.contains_key("world.npz") && h.contains_key("world.json"),
-            "{h:?}"
-        );
+        // Every format: PNG, r16, EXR, .glb, GeoJSON, .npz, JSON.
+        for name in [
+            "colormap.png",
+            "heightmap.png",
+            "heightmap.r16",
+            "heightmap.exr",
+            "preview3d.png",
+            "world.glb",
+            "world.geojson",
+            "world.npz",
+            "world.json",
+        ] {
+            assert!(h.contains_key(name), "{name} missing: {h:?}");
+        }
         match &reference {
             None => reference = Some(h),
             Some(r) => assert_eq!(&h, r, "outputs differ with RAYON_NUM_THREADS={threads}"),

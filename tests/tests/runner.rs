@@ -176,3 +176,70 @@ fn every_preset_runs() {
         );
     }
 }
+
+/// The names of the files in `dir`.
+fn names(dir: &std::path::Path) -> std::collections::BTreeSet<String> {
+    files(dir).into_iter().map(|(n, _)| n).collect()
+}
+
+#[test]
+fn outputs_choose_the_files_and_do_not_change_them() {
+    use orogen_tests::generated;
+    let small = ["--cells", "2000", "--resolution", "96", "--seed", "5"];
+    let with = |extra: &[&str]| generated(&[&small[..], extra].concat());
+    let default = with(&[]);
+    let default_names = names(default.path());
+    for name in [
+        "colormap.png",
+        "heightmap.exr",
+        "splat_forest.png",
+        "preview3d.png",
+    ] {
+        assert!(default_names.contains(name), "{name}: {default_names:?}");
+    }
+    assert!(!default_names.contains("world.glb") && !default_names.contains("world.npz"));
+
+    // Just the heightmap and the splat maps: byte for byte those of the default run.
+    let chosen = with(&["--outputs", "heightmap,splat"]);
+    let mut expected: std::collections::BTreeSet<String> = default_names
+        .iter()
+        .filter(|n| *n == "heightmap.png" || n.starts_with("splat_"))
+        .cloned()
+        .collect();
+    assert_eq!(expected.len(), 8);
+    assert_eq!(names(chosen.path()), expected);
+    for (name, bytes) in files(chosen.path()) {
+        assert_eq!(
+            std::fs::read(default.path().join(&name)).unwrap(),
+            bytes,
+            "{name}"
+        );
+    }
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(chosen.path().join("world.json")).unwrap()).unwrap();
+    let listed: std::collections::BTreeSet<String> = sidecar["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_owned())
+        .filter(|f| f != "world.json")
+        .collect();
+    assert_eq!(listed, expected, "world.json lists what was written");
+
+    // The flags add to the list and take from it.
+    let more = with(&["--glb", "--save-world", "--no-preview3d"]);
+    expected = default_names.clone();
+    expected.remove("preview3d.png");
+    expected.extend(["world.glb".to_owned(), "world.npz".to_owned()]);
+    assert_eq!(names(more.path()), expected);
+    let all = with(&["--outputs", "all"]);
+    let all_names = names(all.path());
+    assert!(all_names.is_superset(&expected) && all_names.contains("world.geojson"));
+
+    // The classic preset paints its landscape by default, and can save its world.
+    let classic = generated(&["--preset", "classic", "--resolution", "96", "--save-world"]);
+    assert_eq!(
+        names(classic.path()),
+        ["landscape.png", "world.npz"].map(str::to_owned).into()
+    );
+}

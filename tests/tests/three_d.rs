@@ -158,9 +158,8 @@ fn blender_renders_a_small_world() {
     }
     let dir = tempfile::tempdir().unwrap();
     let mut config = config(2000);
-    config.export.glb = true;
+    config.export.outputs = vec![orogen::Output::Glb];
     config.export.glb_resolution = 65;
-    config.export.preview3d = false;
     config.flora.models_per_species = 1;
     let world = orogen::generate(&config).unwrap();
     orogen::write_outputs(&world, &config, dir.path()).unwrap();

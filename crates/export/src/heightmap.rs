@@ -99,21 +99,49 @@ pub fn write_r16(
     w.write_all(&bytes).map_err(crate::atomic::io(FILE_R16))
 }
 
-/// Writes `heightmap.png`, `heightmap.r16` and `heightmap.exr` (metres) from one float master
-/// rasterised once; returns the height mapping (with Unreal's transform for that engine).
+/// Which of the heightmap files to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeightmapFiles {
+    /// `heightmap.png` (16-bit).
+    pub png: bool,
+    /// `heightmap.r16` (16-bit, headerless).
+    pub r16: bool,
+    /// `heightmap.exr` (32-bit float metres).
+    pub exr: bool,
+}
+
+impl HeightmapFiles {
+    /// All three.
+    pub const ALL: HeightmapFiles = HeightmapFiles {
+        png: true,
+        r16: true,
+        exr: true,
+    };
+}
+
+/// Writes `heightmap.png`, `heightmap.r16` and `heightmap.exr` (metres), those `files` asks
+/// for, from one float master rasterised once; returns the height mapping (with Unreal's
+/// transform for that engine).
 pub fn write_heightmaps(
     out: &mut OutDir,
     world: &World,
     grid: &PixelGrid,
     normalize: Normalize,
     engine: crate::engine::Engine,
+    files: HeightmapFiles,
 ) -> Result<HeightMapping, ExportError> {
     let master = metres_raster(world, grid)?;
-    out.write(FILE_EXR, |w| crate::exr::write_f32(w, master.view(), "Y"))?;
+    if files.exr {
+        out.write(FILE_EXR, |w| crate::exr::write_f32(w, master.view(), "Y"))?;
+    }
     let (pixels, mut mapping) = to_u16(&master, world, normalize);
     drop(master);
-    out.write(FILE, |w| crate::png::write_gray16(w, pixels.view()))?;
-    out.write(FILE_R16, |w| write_r16(w, pixels.view()))?;
+    if files.png {
+        out.write(FILE, |w| crate::png::write_gray16(w, pixels.view()))?;
+    }
+    if files.r16 {
+        out.write(FILE_R16, |w| write_r16(w, pixels.view()))?;
+    }
     mapping.engine = engine;
     mapping.world_size_y_m = world.meta.world_size_m * grid.height / grid.width;
     if engine == crate::engine::Engine::Unreal {

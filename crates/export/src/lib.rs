@@ -16,7 +16,9 @@
 //! let grid = PixelGrid::centres(8, 1.0, 1.0)?;
 //! let pixels = Array2::from_shape_fn((grid.ny, grid.nx), |(row, col)| (row * 8 + col) as u16 * 1000);
 //! out.write("ramp.png", |w| png::write_gray16(w, pixels.view()))?;
-//! assert_eq!(out.files(), ["ramp.png"]);
+//! assert!(!dir.join("ramp.png").exists(), "staged until the commit");
+//! assert_eq!(out.commit()?, ["ramp.png"]);
+//! assert!(dir.join("ramp.png").exists());
 //! # std::fs::remove_dir_all(&dir).ok();
 //! # Ok::<(), orogen_export::ExportError>(())
 //! ```

@@ -106,8 +106,18 @@ impl GrowthParams {
     /// radius of at most 0.1.
     pub fn validate_for_trees(&self) -> Result<(), ParamError> {
         self.validate()?;
-        in_range("influence_radius", self.influence_radius, 0.0..=4.0)?;
-        in_range("tip_radius", self.tip_radius, 0.0..=0.1)?;
+        for (name, value, most) in [
+            ("influence_radius", self.influence_radius, 4.0),
+            ("tip_radius", self.tip_radius, 0.1),
+        ] {
+            if value > most {
+                return Err(ParamError::new(
+                    name,
+                    value,
+                    format!("a finite number > 0 and <= {most} (tree models are in tree heights)"),
+                ));
+            }
+        }
         Ok(())
     }
 }

@@ -77,10 +77,13 @@ impl Default for WorldParams {
 pub struct ExportParams {
     /// Image width in pixels; the height follows the map's aspect. Default: 1024. Range: 1 ..= 32,768.
     pub resolution: usize,
+    /// The files to write ([`Output`](crate::Output) names; `default` and `all` expand per
+    /// preset). `world.json` is always written. Default: `["default"]` (the mesh preset:
+    /// colormap, biomes, mesh, heightmap, r16, exr, rivers, splat, preview3d; classic:
+    /// landscape). Also: glb, geojson, npz.
+    pub outputs: Vec<crate::Output>,
     /// The 16-bit height mapping. Default: fixed ([-max_depth_m, max_height_m]).
     pub normalize: Normalize,
-    /// Also write the whole world as `world.npz`. Default: false.
-    pub save_world: bool,
     /// Shade `colormap.png` by slope (sun in the north-west, 45 degrees up). Default: false.
     pub hillshade: bool,
     /// The engine the heightmap is for: none (pixel centres, any size), unity (2^n + 1 vertices,
@@ -92,15 +95,8 @@ pub struct ExportParams {
     /// unreal, else `resolution`). Default: 0. Range: 0 or the engine's sizes; 2 ..= 32,768
     /// otherwise.
     pub heightmap_size: usize,
-    /// Also write `world.geojson` (land, lakes, biomes, rivers, flora). Default: false.
-    pub geojson: bool,
-    /// Write `world.glb` (terrain, sea, trees; glTF 2.0 binary). Default: false (a 50,000-cell
-    /// world with trees makes about 15 MB).
-    pub glb: bool,
     /// Terrain vertices along the width in `world.glb`. Default: 257. Range: 2 ..= 4097.
     pub glb_resolution: usize,
-    /// Write `preview3d.png` (a perspective render). Default: true.
-    pub preview3d: bool,
     /// Width of `preview3d.png` in pixels (height 9/16 of it). Default: 1280. Range: 64 ..= 8192.
     pub preview_width: usize,
     /// Vertical exaggeration of `preview3d.png`. Default: 4. Range: 1 ..= 50.
@@ -111,15 +107,12 @@ impl Default for ExportParams {
     fn default() -> Self {
         ExportParams {
             resolution: 1024,
+            outputs: vec![crate::Output::Default],
             normalize: Normalize::Fixed,
-            save_world: false,
             hillshade: false,
             engine: Engine::None,
             heightmap_size: 0,
-            geojson: false,
-            glb: false,
             glb_resolution: 257,
-            preview3d: true,
             preview_width: 1280,
             preview_exaggeration: 4.0,
         }
@@ -156,8 +149,9 @@ impl WorldParams {
 }
 
 impl ExportParams {
-    /// Checks every field.
-    pub fn validate(&self, world: &WorldParams) -> Result<(), ParamError> {
+    /// Checks every field (the outputs against what `preset` makes).
+    pub fn validate(&self, world: &WorldParams, preset: crate::Preset) -> Result<(), ParamError> {
+        crate::resolve_outputs(&self.outputs, preset)?;
         orogen_export::grid::PixelGrid::centres(self.resolution, world.width, world.height)?;
         self.grid(world)?;
         // 3-D outputs.
@@ -246,17 +240,54 @@ fn available_memory_bytes() -> f64 {
         .map_or(4.0 * 1024.0 * 1024.0 * 1024.0, |kib| kib * 1024.0)
 }
 
+/// A TOML error as one line: where (the line number and its text, which names the key), then
+/// what is wrong.
+fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    let Some(start) = e.span().map(|s| s.start) else {
+        return what;
+    };
+    let before = text.get(..start).unwrap_or(text);
+    let number = before.matches('\n').count() + 1;
+    let line = text.lines().nth(number - 1).unwrap_or("").trim();
+    let line = match line.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line.to_owned(),
+    };
+    format!("line {number} (`{line}`): {what}")
+}
+
 impl Config {
     /// Checks every parameter of every stage, then the memory estimate, before any work. A
     /// parameter error names the parameter by its path in the config (`rivers.min_lake_regions`),
     /// the path `--set` and the playground take too.
     pub fn validate(&self) -> Result<(), Error> {
+        self.validate_params()?;
+        self.check_memory(available_memory_bytes())
+    }
+
+    /// Refuses a run whose memory estimate ([`memory_estimate_bytes`]) exceeds `have` bytes.
+    pub fn check_memory(&self, have: f64) -> Result<(), Error> {
+        let need = memory_estimate_bytes(self);
+        if need > have {
+            const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+            return Err(Error::Memory {
+                need_gib: need / GIB,
+                have_gib: have / GIB,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks every parameter of every stage against its range ([`Config::validate`] without
+    /// the memory estimate).
+    pub fn validate_params(&self) -> Result<(), Error> {
         let section = |name: &str, checked: Result<(), ParamError>| {
             checked.map_err(|e| Error::Param(e.prefixed(&format!("{name}."))))
         };
         section("world", self.world.validate())?;
         section("mesh", self.mesh.validate())?;
-        section("export", self.export.validate(&self.world))?;
+        section("export", self.export.validate(&self.world, self.preset))?;
         section("rivers", self.rivers.validate())?;
         section(
             "elevation",
@@ -274,23 +305,19 @@ impl Config {
             )
             .into());
         }
-        let need = memory_estimate_bytes(self);
-        let have = available_memory_bytes();
-        if need > have {
-            const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-            return Err(Error::Memory {
-                need_gib: need / GIB,
-                have_gib: have / GIB,
-            });
-        }
         Ok(())
+    }
+
+    /// The outputs this config writes (`export.outputs` resolved for its preset).
+    pub fn outputs(&self) -> Result<std::collections::BTreeSet<crate::Output>, ParamError> {
+        crate::resolve_outputs(&self.export.outputs, self.preset)
     }
 
     /// Parses a TOML config (any subset of the fields; the rest keep their defaults).
     pub fn from_toml(text: &str, path: &str) -> Result<Self, Error> {
         toml::from_str(text).map_err(|e| Error::Config {
             path: path.to_owned(),
-            message: e.to_string(),
+            message: toml_error_line(text, &e),
         })
     }
 

@@ -19,6 +19,7 @@ mod classic;
 mod config;
 pub mod dem;
 mod error;
+mod output;
 mod outputs;
 mod pipeline;
 pub mod presets;
@@ -27,8 +28,9 @@ pub mod render3d;
 pub mod serve;
 
 pub use classic::{CLASSIC_STAGES, ClassicParams, Preset};
-pub use config::{Config, ExportParams, WorldParams, memory_estimate_bytes};
+pub use config::{Config, ExportParams, MAX_CELLS, WorldParams, memory_estimate_bytes};
 pub use error::Error;
+pub use output::{Output, resolve_outputs};
 pub use outputs::{read_world, write_outputs};
 pub use pipeline::{
     STAGES, Timings, generate, generate_mesh, generate_observed, generate_rest,

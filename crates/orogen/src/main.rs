@@ -45,13 +45,13 @@ struct ProfileArgs {
     #[arg(long)]
     world: Option<PathBuf>,
     /// How many runs [default: 5] [range: 1..=10000]
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 5)]
     repeat: usize,
     /// Cells of a fresh world (without --world) [default: 50000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     cells: Option<usize>,
     /// Seed of a fresh world (without --world) [default: 123]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
 }
 
@@ -74,16 +74,16 @@ struct Render3dArgs {
     #[arg(long, default_value = "out/render3d.png")]
     out: PathBuf,
     /// Cycles samples per pixel [range: 1..=4096]
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 16)]
     samples: u32,
     /// Image width in pixels [range: 16..=8192]
-    #[arg(long, default_value_t = 960)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 960)]
     width: u32,
     /// Image height in pixels [range: 16..=8192]
-    #[arg(long, default_value_t = 540)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 540)]
     height: u32,
     /// Vertical exaggeration [range: 1..=50]
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4.0)]
     exaggeration: f64,
     /// The Blender executable.
     #[arg(long, default_value = "blender")]
@@ -189,16 +189,16 @@ struct ClassicArgs {
     #[arg(long, value_parser = parse_classic_source)]
     classic_source: Option<orogen_elevation::ClassicSource>,
     /// Classic heightmap side, 2^n + 1 [default: 257] [range: 3..=8193]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     classic_size: Option<usize>,
     /// Diamond-square roughness, halved each level [default: 0.65] [range: 0..=10]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     roughness: Option<f32>,
     /// Number of classic rivers [default: 6] [range: 0..=100000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     rivers: Option<usize>,
     /// Minimum distance between classic trees, pixels of a 1024 canvas [default: 18] [range: 1..=10000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     tree_spacing: Option<f64>,
 }
 
@@ -220,7 +220,7 @@ fn parse_classic_source(text: &str) -> Result<orogen_elevation::ClassicSource, S
 #[command(next_help_heading = "Mesh")]
 struct MeshArgs {
     /// Lloyd relaxation iterations [default: 3] [range: 0..=100]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     lloyd_iterations: Option<u32>,
     /// Interior sites: uniform (as the reference), jittered or poisson [default: uniform]
     #[arg(long, value_parser = parse_sampler)]
@@ -236,25 +236,25 @@ fn parse_sampler(text: &str) -> Result<orogen_mesh::SamplerKind, String> {
 #[command(next_help_heading = "World")]
 struct WorldArgs {
     /// World seed [default: 123] [range: 0..=9223372036854775807]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Number of cells (regions) [default: 50000] [range: 3..=8000000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     cells: Option<usize>,
     /// Map size in map units, `W` or `WxH` [default: 1x1] [range: finite > 0, aspect 1e-4..=1e4]
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = parse_size, allow_hyphen_values = true)]
     size: Option<(f64, f64)>,
     /// Water level on the base-height scale [default: 0.35] [range: 0..=1]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     water_level: Option<f64>,
     /// Map width in metres [default: 100000] [range: 1..=1e8]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     world_size: Option<f64>,
     /// Metres at the highest land [default: 2000] [range: 1..=1e5]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     max_height: Option<f64>,
     /// Metres below sea level at the deepest water [default: 1000] [range: 1..=1e5]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     max_depth: Option<f64>,
 }
 
@@ -262,12 +262,18 @@ struct WorldArgs {
 #[command(next_help_heading = "Export")]
 struct ExportArgs {
     /// Image width in pixels; height follows the map's aspect [default: 1024] [range: 1..=32768]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     resolution: Option<usize>,
+    /// The files to write, comma-separated: default (what the preset writes), all, or any of
+    /// colormap, biomes, mesh, heightmap, r16, exr, rivers, splat, preview3d, glb, geojson, npz
+    /// (the mesh preset) or landscape, npz (classic); world.json is always written; the flags
+    /// below add to the list [default: default]
+    #[arg(long, value_parser = parse_outputs, value_name = "LIST")]
+    outputs: Option<OutputList>,
     /// 16-bit height mapping: fixed ([-max depth, max height]) or minmax [default: fixed]
     #[arg(long, value_parser = parse_normalize)]
     normalize: Option<Normalize>,
-    /// Also write the whole world as world.npz [default: off]
+    /// Also write the whole world as world.npz (the same as adding npz to --outputs) [default: off]
     #[arg(long)]
     save_world: bool,
     /// Shade colormap.png by slope (sun north-west, 45 degrees up) [default: off]
@@ -280,25 +286,28 @@ struct ExportArgs {
     engine: Option<orogen_export::engine::Engine>,
     /// Heightmap side in samples; every heightmap-sized raster follows it [default: 1025 unity,
     /// 1009 unreal, else --resolution] [range: the engine's sizes, else 2..=32768]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     heightmap_size: Option<usize>,
-    /// Also write world.geojson (land, lakes, biomes, rivers, flora; RFC 7946) [default: off]
+    /// Also write world.geojson (land, lakes, biomes, rivers, flora; RFC 7946; adds geojson to
+    /// --outputs) [default: off]
     #[arg(long)]
     geojson: bool,
-    /// Write world.glb: terrain, sea and trees as glTF 2.0 binary (Y up, metres) [default: off]
+    /// Also write world.glb: terrain, sea and trees as glTF 2.0 binary (Y up, metres; adds glb
+    /// to --outputs) [default: off]
     #[arg(long)]
     glb: bool,
     /// Terrain vertices along the width in world.glb [default: 257] [range: 2..=4097]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     glb_resolution: Option<usize>,
-    /// Do not write preview3d.png (a perspective render of the world) [default: written]
+    /// Do not write preview3d.png (a perspective render of the world; removes it from
+    /// --outputs) [default: written]
     #[arg(long)]
     no_preview3d: bool,
     /// Width of preview3d.png in pixels; height is 9/16 of it [default: 1280] [range: 64..=8192]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     preview_width: Option<usize>,
     /// Vertical exaggeration of preview3d.png [default: 4] [range: 1..=50]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     preview_exaggeration: Option<f64>,
 }
 
@@ -306,21 +315,59 @@ fn parse_engine(text: &str) -> Result<orogen_export::engine::Engine, String> {
     orogen_export::engine::Engine::parse(text).map_err(|e| e.to_string())
 }
 
+/// `--outputs` names (a newtype, so clap takes the whole list as one value).
+#[derive(Clone, Debug)]
+struct OutputList(Vec<orogen::Output>);
+
+fn parse_outputs(text: &str) -> Result<OutputList, String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            orogen::Output::parse(name).ok_or_else(|| {
+                let names: Vec<&str> = orogen::Output::CHOICES
+                    .iter()
+                    .map(|(o, _)| o.name())
+                    .collect();
+                format!("`{name}`: expected {}", names.join(", "))
+            })
+        })
+        .collect::<Result<_, _>>()
+        .map(OutputList)
+}
+
 impl ExportArgs {
     /// Overrides the export parameters given on the command line.
-    fn apply(&self, export: &mut orogen::ExportParams) {
+    fn apply(&self, config: &mut Config) -> Result<(), Error> {
+        use orogen::Output;
+        let export = &mut config.export;
         set(&mut export.resolution, self.resolution);
+        if let Some(list) = &self.outputs {
+            export.outputs = list.0.clone();
+        }
         set(&mut export.normalize, self.normalize);
-        export.save_world |= self.save_world;
         export.hillshade |= self.hillshade;
         set(&mut export.engine, self.engine);
         set(&mut export.heightmap_size, self.heightmap_size);
-        export.geojson |= self.geojson;
-        export.glb |= self.glb;
         set(&mut export.glb_resolution, self.glb_resolution);
-        export.preview3d &= !self.no_preview3d;
         set(&mut export.preview_width, self.preview_width);
         set(&mut export.preview_exaggeration, self.preview_exaggeration);
+        for (given, output) in [
+            (self.save_world, Output::Npz),
+            (self.geojson, Output::Geojson),
+            (self.glb, Output::Glb),
+        ] {
+            if given && !export.outputs.contains(&output) {
+                export.outputs.push(output);
+            }
+        }
+        if self.no_preview3d {
+            // `default` and `all` include it: list the rest by name.
+            let mut chosen = config.outputs()?;
+            chosen.remove(&Output::Preview3d);
+            config.export.outputs = chosen.into_iter().collect();
+        }
+        Ok(())
     }
 }
 
@@ -366,13 +413,13 @@ struct ElevationArgs {
     #[arg(long, allow_negative_numbers = true)]
     noise_scale: Option<f64>,
     /// fBm octaves [default: 6] [range: 1..=16]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     octaves: Option<u32>,
     /// fBm gain (amplitude factor per octave; 0.4 gives smoother land) [default: 0.5] [range: 0..=1]
     #[arg(long, allow_negative_numbers = true)]
     gain: Option<f64>,
     /// Random land anchors for --layout random [default: 5] [range: 1..=1000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     land_centers: Option<usize>,
     /// Anchor layout: random, four-corners, centre-island, two-continents-ew,
     /// two-continents-ns, archipelago-ring, cross, custom [default: random; custom with --anchors]
@@ -413,10 +460,10 @@ fn parse_anchors(text: &str) -> Result<AnchorList, String> {
 #[command(next_help_heading = "Flora")]
 struct FloraArgs {
     /// Multiplies every plant density of the biome table [default: 1] [range: 0..=10]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     flora_density: Option<f64>,
     /// Tree models grown per species, shared by its instances [default: 4] [range: 1..=64]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     tree_models: Option<u32>,
 }
 
@@ -427,7 +474,7 @@ struct RiverArgs {
     #[arg(long, value_parser = parse_depressions)]
     depressions: Option<Depressions>,
     /// Fewest regions of a flooded lake [default: 10] [range: 1..=100000000]
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     min_lake_regions: Option<usize>,
     /// Most main rivers per sqrt(land corners) [default: 0.45] [range: 0..=1000]
     #[arg(long, allow_negative_numbers = true)]
@@ -527,7 +574,7 @@ impl GenerateArgs {
             elevation.layout = orogen_elevation::Layout::Custom;
         }
         set(&mut elevation.layout, el.layout);
-        self.export.apply(&mut config.export);
+        self.export.apply(&mut config)?;
         let r = &self.rivers;
         let rivers = &mut config.rivers;
         set(&mut rivers.depressions, r.depressions);
@@ -623,7 +670,7 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
 
 fn export(args: &ExportCommand) -> Result<(), Error> {
     let (world, mut config) = orogen::read_world(&args.world)?;
-    args.export.apply(&mut config.export);
+    args.export.apply(&mut config)?;
     config.validate()?;
     let files = orogen::write_outputs(&world, &config, &args.out)?;
     if !args.quiet {
@@ -722,6 +769,17 @@ fn dem(command: &DemCommand) -> ExitCode {
     }
 }
 
+/// A clap usage error as one line: its message and tips, without the usage block.
+fn one_line_usage_error(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let parts: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more"))
+        .collect();
+    format!("{} (see --help)", parts.join("; "))
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("OROGEN_LOG"))
@@ -729,9 +787,16 @@ fn main() -> ExitCode {
         .init();
     let command = <Cli as clap::CommandFactory>::command()
         .mut_subcommand("generate", |c| c.after_long_help(parameter_help()));
-    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&command.get_matches()) {
+    let cli = match command
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            eprintln!("{}", one_line_usage_error(&e));
+            return ExitCode::from(2);
+        }
     };
     let result = match &cli.command {
         Command::Generate(args) => generate(args),

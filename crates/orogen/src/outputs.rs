@@ -15,39 +15,51 @@ use crate::{Config, Error};
 /// Chaikin rounds applied to river polylines when drawing `rivers.png`.
 const RIVER_SMOOTHING: usize = 2;
 
-/// Writes every output of a world into `dir`, each through a temporary name and a rename, and
-/// `world.json` last (listing the others). Returns the names written.
+/// Writes every output of a world into `dir`: each is staged under a temporary name, then all
+/// are renamed into place together, `world.json` (listing the others) last, so an interrupted
+/// run leaves the previous outputs as they were. Returns the names written.
 pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<String>, Error> {
+    use crate::Output::*;
+    let wanted = config.outputs()?;
+    let wants = |output| wanted.contains(&output);
     let mut out = OutDir::create(dir)?;
     let config_json = serde_json::to_value(config).expect("a config always serialises");
-    if config.export.save_world {
+    if wants(Npz) {
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
         out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
     }
     if world.has_layer("region_biome") {
-        write_biome_outputs(world, config, &mut out)?;
+        write_biome_outputs(world, config, wants(Colormap), wants(Biomes), &mut out)?;
     }
-    if world.has_mesh() {
+    if world.has_mesh() && wants(Mesh) {
         let nx = config.export.resolution;
         out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
     }
     let mut sampling = None;
     let mut height_mapping = None;
-    if config.preset == crate::Preset::Classic {
+    if config.preset == crate::Preset::Classic && wants(Landscape) {
         sampling = Some(write_landscape(world, config, &mut out)?);
     }
     if world.has_layer("region_elevation") {
         let grid = raster_grid(world, config)?;
-        height_mapping = Some(heightmap::write_heightmaps(
-            &mut out,
-            world,
-            &grid,
-            config.export.normalize,
-            config.export.engine,
-        )?);
+        let files = heightmap::HeightmapFiles {
+            png: wants(Heightmap),
+            r16: wants(R16),
+            exr: wants(Exr),
+        };
+        if files.png || files.r16 || files.exr {
+            height_mapping = Some(heightmap::write_heightmaps(
+                &mut out,
+                world,
+                &grid,
+                config.export.normalize,
+                config.export.engine,
+                files,
+            )?);
+        }
         sampling = Some(SamplingJson::from(&grid));
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
-        if world.has_layer("rivers") {
+        if world.has_layer("rivers") && wants(Rivers) {
             let mask = orogen_export::rivers::river_mask(world, &grid, RIVER_SMOOTHING)?;
             out.write("rivers.png", |w| {
                 orogen_export::png::write_gray8(w, mask.view())
@@ -55,11 +67,11 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         }
     }
     // Engine terrain layers: splat maps per biome group.
-    if world.has_mesh() {
+    if world.has_mesh() && wants(Splat) {
         let grid = raster_grid(world, config)?;
         orogen_export::splat::write_layers(&mut out, world, &grid)?;
     }
-    if config.export.geojson && world.has_mesh() {
+    if world.has_mesh() && wants(Geojson) {
         out.write(geojson::FILE, |w| geojson::write_geojson(w, world))?;
     }
     let height_mapping = match height_mapping {
@@ -70,7 +82,15 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         }
     };
     if world.has_layer("region_elevation") && world.has_layer("corner_elevation") {
-        write_3d_outputs(world, config, &mut out)?;
+        let colors = Some(colormap_options(config));
+        if wants(Glb) {
+            let options = config.export.glb_options(colors);
+            orogen_export::gltf::write_glb(&mut out, world, &options)?;
+        }
+        if wants(Preview3d) {
+            let options = config.export.preview_options(colors);
+            orogen_export::preview3d::write_preview3d(&mut out, world, &options)?;
+        }
     }
     let files = out.files().to_vec();
     let sidecar = WorldJson {
@@ -82,7 +102,7 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         files: &files,
     };
     out.write("world.json", |w| sidecar.write(w))?;
-    Ok(out.files().to_vec())
+    Ok(out.commit()?)
 }
 
 /// The colour map options of this config (the biome palette's water colours).
@@ -100,40 +120,31 @@ fn colormap_options(config: &Config) -> colormap::ColormapOptions {
     }
 }
 
-/// `world.glb` (when asked) and `preview3d.png` (by default).
-fn write_3d_outputs(world: &World, config: &Config, out: &mut OutDir) -> Result<(), Error> {
-    let colors = Some(colormap_options(config));
-    if config.export.glb {
-        let options = config.export.glb_options(colors);
-        orogen_export::gltf::write_glb(out, world, &options)?;
-    }
-    if config.export.preview3d {
-        let options = config.export.preview_options(colors);
-        orogen_export::preview3d::write_preview3d(out, world, &options)?;
-    }
-    Ok(())
-}
-
 /// `colormap.png` (the article's blended biome colours, rivers, optional hillshade) and
-/// `biomes.png` (one flat colour per biome; legend in the README).
-fn write_biome_outputs(world: &World, config: &Config, out: &mut OutDir) -> Result<(), Error> {
+/// `biomes.png` (one flat colour per biome; legend in the README), those asked for.
+fn write_biome_outputs(
+    world: &World,
+    config: &Config,
+    colors: bool,
+    biomes: bool,
+    out: &mut OutDir,
+) -> Result<(), Error> {
+    if !(colors || biomes) {
+        return Ok(());
+    }
     let grid = raster_grid(world, config)?;
-    let palette = &config.biome.palette;
-    let options = colormap::ColormapOptions {
-        water: colormap::WaterColors {
-            shallow: palette.shallow_ocean,
-            deep: palette.deep_ocean,
-            lake: palette.lake,
-            river: palette.river,
-        },
-        hillshade: config.export.hillshade,
-        rivers: true,
-    };
-    let image = colormap::colormap(world, &grid, &options)?;
-    out.write("colormap.png", |w| png::write_rgb8(w, image.view()))?;
-    drop(image);
-    let flat = colormap::biome_map(world, &grid, &palette.by_id())?;
-    out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
+    if colors {
+        let options = colormap::ColormapOptions {
+            hillshade: config.export.hillshade,
+            ..colormap_options(config)
+        };
+        let image = colormap::colormap(world, &grid, &options)?;
+        out.write("colormap.png", |w| png::write_rgb8(w, image.view()))?;
+    }
+    if biomes {
+        let flat = colormap::biome_map(world, &grid, &config.biome.palette.by_id())?;
+        out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
+    }
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use ndarray::Array2;
-use orogen::Config;
+use orogen::{Config, Output};
 use orogen_export::engine::Engine;
 use serde_json::Value;
 
@@ -15,8 +15,7 @@ fn config() -> Config {
     config.export.resolution = 96;
     config.export.engine = Engine::Unity;
     config.export.heightmap_size = 129;
-    config.export.geojson = true;
-    config.export.save_world = true;
+    config.export.outputs = vec![Output::Default, Output::Geojson, Output::Npz];
     config.elevation.land_centers = 1;
     config.elevation.anchors = vec![[0.2, 0.2]];
     config.elevation.layout = orogen_elevation::Layout::Custom;
@@ -286,7 +285,7 @@ fn a_world_reloaded_from_npz_regenerates_the_same_files() {
 #[test]
 fn exports_are_the_same_bytes_for_1_and_2_threads() {
     let mut config = config();
-    config.export.save_world = false;
+    config.export.outputs = vec![Output::All];
     let world = orogen::generate(&config).unwrap();
     let dirs: Vec<_> = [1, 2]
         .into_iter()

@@ -383,3 +383,51 @@ fn the_bundle_is_a_deterministic_zip_of_the_outputs() {
     let b = get(addr, &path);
     assert_eq!(a.body, b.body, "same request, same bytes");
 }
+
+/// Starts `orogen serve --port 0` with `threads` rayon threads; returns it and its address.
+fn serve_process(threads: usize) -> (std::process::Child, SocketAddr) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_orogen"))
+        .args(["serve", "--port", "0"])
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .rsplit("http://")
+        .next()
+        .and_then(|a| a.trim_end_matches('/').parse().ok())
+        .unwrap_or_else(|| panic!("no address in `{line}`"));
+    (child, addr)
+}
+
+#[test]
+fn the_bundle_is_the_same_bytes_for_1_2_and_8_threads() {
+    let request = small("threads", json!({ "world": { "cells": 3000, "seed": 11 } })).to_string();
+    let path = format!("/api/bundle?request={}", encode_query(&request));
+    let bundles: Vec<Vec<u8>> = [1, 2, 8]
+        .into_iter()
+        .map(|threads| {
+            let (mut child, addr) = serve_process(threads);
+            let r = get(addr, &path);
+            let _ = child.kill();
+            let _ = child.wait();
+            assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+            r.body
+        })
+        .collect();
+    assert!(zip_names(&bundles[0]).len() > 5);
+    assert!(
+        bundles[0] == bundles[1],
+        "the bundle differs between 1 and 2 threads"
+    );
+    assert!(
+        bundles[0] == bundles[2],
+        "the bundle differs between 1 and 8 threads"
+    );
+}

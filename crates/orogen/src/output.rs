@@ -1,0 +1,191 @@
+//! Which files a run writes: `export.outputs` in the config, `--outputs` on the command line.
+//!
+//! A list of names, each one output ([`Output::CHOICES`]), or `default` (what the preset writes
+//! unless told otherwise) or `all` (everything the preset can write). `world.json`, the run's
+//! record, is always written.
+//!
+//! ```
+//! use orogen::{Output, Preset, resolve_outputs};
+//! let chosen = resolve_outputs(&[Output::Default, Output::Glb], Preset::Mesh).unwrap();
+//! assert!(chosen.contains(&Output::Colormap) && chosen.contains(&Output::Glb));
+//! assert!(!chosen.contains(&Output::Npz));
+//! // The classic preset paints landscape.png; it has no colour map to write.
+//! assert!(resolve_outputs(&[Output::Colormap], Preset::Classic).is_err());
+//! ```
+
+use std::collections::BTreeSet;
+
+use orogen_world::params::ParamError;
+use serde::{Deserialize, Serialize};
+
+use crate::Preset;
+
+/// One output of a run, or a named set of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Output {
+    /// What the preset writes by default.
+    Default,
+    /// Everything the preset can write.
+    All,
+    /// `colormap.png`: blended biome colours, water and rivers.
+    Colormap,
+    /// `biomes.png`: one flat colour per biome.
+    Biomes,
+    /// `mesh.png`: the Voronoi cells.
+    Mesh,
+    /// `heightmap.png`: 16-bit heights.
+    Heightmap,
+    /// `heightmap.r16`: the same, headerless little-endian.
+    R16,
+    /// `heightmap.exr`: 32-bit float metres.
+    Exr,
+    /// `rivers.png`: the river mask.
+    Rivers,
+    /// `splat_GROUP.png`: seven biome-group weight maps.
+    Splat,
+    /// `preview3d.png`: the built-in perspective render.
+    Preview3d,
+    /// `world.glb`: terrain, sea and trees (glTF 2.0).
+    Glb,
+    /// `world.geojson`: land, lakes, biomes, rivers, flora.
+    Geojson,
+    /// `world.npz`: the whole world, which `orogen export` reads back.
+    Npz,
+    /// `landscape.png`: the classic preset's painting.
+    Landscape,
+}
+
+impl Output {
+    /// Every name `--outputs` takes, with the files each stands for.
+    pub const CHOICES: &[(Output, &str)] = &[
+        (Output::Default, "what the preset writes by default"),
+        (Output::All, "everything the preset can write"),
+        (Output::Colormap, "colormap.png"),
+        (Output::Biomes, "biomes.png"),
+        (Output::Mesh, "mesh.png"),
+        (Output::Heightmap, "heightmap.png"),
+        (Output::R16, "heightmap.r16"),
+        (Output::Exr, "heightmap.exr"),
+        (Output::Rivers, "rivers.png"),
+        (Output::Splat, "splat_GROUP.png (7 files)"),
+        (Output::Preview3d, "preview3d.png"),
+        (Output::Glb, "world.glb"),
+        (Output::Geojson, "world.geojson"),
+        (Output::Npz, "world.npz"),
+        (Output::Landscape, "landscape.png"),
+    ];
+
+    /// The name in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Output::Default => "default",
+            Output::All => "all",
+            Output::Colormap => "colormap",
+            Output::Biomes => "biomes",
+            Output::Mesh => "mesh",
+            Output::Heightmap => "heightmap",
+            Output::R16 => "r16",
+            Output::Exr => "exr",
+            Output::Rivers => "rivers",
+            Output::Splat => "splat",
+            Output::Preview3d => "preview3d",
+            Output::Glb => "glb",
+            Output::Geojson => "geojson",
+            Output::Npz => "npz",
+            Output::Landscape => "landscape",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::CHOICES
+            .iter()
+            .map(|(o, _)| *o)
+            .find(|o| o.name() == text)
+    }
+}
+
+impl Preset {
+    /// What this preset writes when the outputs are not chosen.
+    pub fn default_outputs(self) -> &'static [Output] {
+        use Output::*;
+        match self {
+            Preset::Mesh => &[
+                Colormap, Biomes, Mesh, Heightmap, R16, Exr, Rivers, Splat, Preview3d,
+            ],
+            Preset::Classic => &[Landscape],
+        }
+    }
+
+    /// Everything this preset can write.
+    pub fn possible_outputs(self) -> &'static [Output] {
+        use Output::*;
+        match self {
+            Preset::Mesh => &[
+                Colormap, Biomes, Mesh, Heightmap, R16, Exr, Rivers, Splat, Preview3d, Glb,
+                Geojson, Npz,
+            ],
+            Preset::Classic => &[Landscape, Npz],
+        }
+    }
+}
+
+/// The outputs a list names for `preset`, `default` and `all` expanded. An output the preset
+/// cannot make is an error naming what it can.
+pub fn resolve_outputs(list: &[Output], preset: Preset) -> Result<BTreeSet<Output>, ParamError> {
+    let mut chosen = BTreeSet::new();
+    for &output in list {
+        match output {
+            Output::Default => chosen.extend(preset.default_outputs()),
+            Output::All => chosen.extend(preset.possible_outputs()),
+            one if preset.possible_outputs().contains(&one) => {
+                chosen.insert(one);
+            }
+            one => {
+                let names: Vec<&str> = preset.possible_outputs().iter().map(|o| o.name()).collect();
+                let preset = serde_json::to_value(preset).expect("a preset serialises");
+                return Err(ParamError::new(
+                    "outputs",
+                    one.name(),
+                    format!(
+                        "default, all or an output preset {} makes: {}",
+                        preset.as_str().unwrap_or("?"),
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_sets_expand() {
+        for (output, _) in Output::CHOICES {
+            assert_eq!(Output::parse(output.name()), Some(*output));
+            let json = serde_json::to_value(output).unwrap();
+            assert_eq!(json, output.name());
+        }
+        assert_eq!(Output::parse("png"), None);
+        for preset in [Preset::Mesh, Preset::Classic] {
+            let default = resolve_outputs(&[Output::Default], preset).unwrap();
+            let all = resolve_outputs(&[Output::All], preset).unwrap();
+            assert!(default.is_subset(&all) && default.len() < all.len());
+            assert!(resolve_outputs(&[], preset).unwrap().is_empty());
+            for (output, _) in &Output::CHOICES[2..] {
+                assert_eq!(
+                    resolve_outputs(&[*output], preset).is_ok(),
+                    all.contains(output),
+                    "{output:?}"
+                );
+            }
+        }
+        let err = resolve_outputs(&[Output::Landscape], Preset::Mesh).unwrap_err();
+        assert!(err.allowed.contains("preset mesh makes: colormap"), "{err}");
+    }
+}

@@ -100,3 +100,23 @@ fn river_flags_are_checked_and_rivers_png_is_written() {
     assert!(sidecar.contains("rivers.png"), "{sidecar}");
     assert!(sidecar.contains("carve"), "{sidecar}");
 }
+
+#[test]
+fn an_internal_failure_exits_1_with_one_line() {
+    // An output folder that cannot be created: not the user's parameters, the machine's refusal.
+    let blocker = tempfile::NamedTempFile::new().unwrap();
+    let out = blocker.path().join("out");
+    let run = orogen_tests::orogen(&[
+        "generate",
+        "--cells",
+        "200",
+        "--resolution",
+        "32",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    orogen_tests::one_line(&stderr);
+    assert!(stderr.contains(out.to_str().unwrap()), "{stderr}");
+}

@@ -243,3 +243,60 @@ fn outputs_choose_the_files_and_do_not_change_them() {
         ["landscape.png", "world.npz"].map(str::to_owned).into()
     );
 }
+
+#[test]
+fn a_terminal_gets_a_progress_bar_over_the_stages_and_a_pipe_gets_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "generate",
+        "--cells",
+        "2000",
+        "--resolution",
+        "64",
+        "--out",
+        out,
+    ];
+    // Piped: the summary line on stdout, nothing on stderr.
+    let piped = orogen(&args);
+    assert!(piped.status.success());
+    assert!(
+        piped.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    assert!(String::from_utf8_lossy(&piped.stdout).starts_with("wrote "));
+    // On a terminal (util-linux `script` gives the run a pseudo-terminal).
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("\n*** SKIPPED the terminal half: no `script` (util-linux) on PATH ***\n");
+        return;
+    }
+    let line = format!(
+        "{} {}",
+        orogen_tests::orogen_bin().display(),
+        args.join(" ")
+    );
+    let tty = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(tty.status.success());
+    let text = String::from_utf8_lossy(&tty.stdout);
+    // Steps drawn: the bar redraws at most 20 times a second, so quick stages may pass
+    // unseen, but the export (hundreds of milliseconds) is drawn by the steady tick.
+    assert!(text.contains("[5/6] export"), "no export step in {text}");
+    let quiet = std::process::Command::new("script")
+        .args(["-qec", &format!("{line} --quiet"), "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    assert!(
+        quiet.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stdout)
+    );
+}

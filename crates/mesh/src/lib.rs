@@ -384,6 +384,13 @@ pub fn run(world: &mut World, params: &Params, cells: usize) -> Result<(), MeshE
     let (width, height) = (world.meta.width, world.meta.height);
     let (sites, flags) = world_sites(world.meta.seed, cells, width, height, params.sampler)?;
     let relaxed = mesh_from_sites(&sites, &flags, width, height, params.lloyd_iterations)?;
+    insert_mesh(world, relaxed)
+}
+
+/// Puts a mesh into `world` as [`run`] does (the mesh, `region_area`, `region_polygon`,
+/// `lloyd_area_cv`): for a mesh of sites the caller chose ([`mesh_from_sites`]), which the
+/// later stages then take like any other.
+pub fn insert_mesh(world: &mut World, relaxed: RelaxedMesh) -> Result<(), MeshError> {
     let CellMesh {
         mesh,
         region_area,

@@ -21,6 +21,14 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// The stages this preset runs, in order.
+    pub fn stages(self) -> &'static [&'static str] {
+        match self {
+            Preset::Mesh => crate::STAGES,
+            Preset::Classic => CLASSIC_STAGES,
+        }
+    }
+
     /// Parses `mesh` or `classic`.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
@@ -67,20 +75,27 @@ impl ClassicParams {
     }
 }
 
-/// Runs the classic stages on a new world (no mesh); `config` is already validated.
-pub(crate) fn generate(config: &Config) -> Result<(World, Timings), Error> {
+/// Runs the classic stages on a new world (no mesh), calling `on_stage` before each;
+/// `config` is already validated.
+pub(crate) fn generate(
+    config: &Config,
+    on_stage: &mut dyn FnMut(&'static str),
+) -> Result<(World, Timings), Error> {
     let classic = &config.classic;
     let mut timings = Timings::default();
     let mut world = World::new(config.world.meta());
+    on_stage(CLASSIC_STAGES[0]);
     timings.run("elevation", || {
         Ok(orogen_elevation::run_classic(
             &mut world,
             &classic.elevation,
         )?)
     })?;
+    on_stage(CLASSIC_STAGES[1]);
     timings.run("hydrology", || {
         Ok(orogen_hydrology::run_classic(&mut world, &classic.rivers)?)
     })?;
+    on_stage(CLASSIC_STAGES[2]);
     timings.run("flora", || {
         Ok(orogen_flora::run_classic(&mut world, &classic.trees)?)
     })?;

@@ -633,15 +633,21 @@ fn generate(args: &GenerateArgs) -> Result<(), Error> {
         print!("{}", config.to_toml());
         return Ok(());
     }
-    let bar = progress_bar(args.quiet);
+    // The stages, then the export; the position counts the steps done.
+    let stages = config.preset.stages().len();
+    let bar = progress_bar(args.quiet, stages + 1);
+    let mut done = 0;
     let (world, timings) = orogen::generate_observed(&config, &mut |stage| {
+        bar.set_position(done);
         bar.set_message(stage);
-        bar.inc(1);
+        done += 1;
     })?;
-    bar.finish_and_clear();
+    bar.set_position(stages as u64);
+    bar.set_message("export");
     let start = std::time::Instant::now();
     let files = orogen::write_outputs(&world, &config, &args.out)?;
     let export = start.elapsed();
+    bar.finish_and_clear();
     if !args.quiet {
         println!(
             "wrote {} files to {}: {}",
@@ -684,13 +690,13 @@ fn export(args: &ExportCommand) -> Result<(), Error> {
     Ok(())
 }
 
-/// A bar over the stages on a terminal; hidden when stderr is piped or with `--quiet`.
-fn progress_bar(quiet: bool) -> indicatif::ProgressBar {
+/// A bar over `steps` steps on a terminal; hidden when stderr is piped or with `--quiet`.
+fn progress_bar(quiet: bool, steps: usize) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if quiet || !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(orogen::STAGES.len() as u64);
+    let bar = indicatif::ProgressBar::new(steps as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} {elapsed}")
             .expect("a valid template"),
@@ -785,6 +791,7 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("OROGEN_LOG"))
         .with_writer(std::io::stderr)
         .init();
+    std::panic::set_hook(Box::new(report_panic));
     let command = <Cli as clap::CommandFactory>::command()
         .mut_subcommand("generate", |c| c.after_long_help(parameter_help()));
     let cli = match command
@@ -798,7 +805,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = match &cli.command {
+    // A panic is an internal failure: one line (report_panic), exit code 1.
+    std::panic::catch_unwind(|| run(&cli.command)).unwrap_or(ExitCode::from(1))
+}
+
+/// Runs one command; its error is one line, exit code 2 for invalid input, 1 otherwise.
+fn run(command: &Command) -> ExitCode {
+    let result = match command {
         Command::Generate(args) => generate(args),
         Command::Export(args) => export(args),
         Command::Dem(command) => return dem(command),
@@ -830,5 +843,27 @@ fn main() -> ExitCode {
             eprintln!("error: {err}");
             ExitCode::from(if err.is_invalid_input() { 2 } else { 1 })
         }
+    }
+}
+
+/// Prints a panic as one line (a backtrace too when `RUST_BACKTRACE` asks for one).
+fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
+    let message = info
+        .payload()
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic");
+    let at = info
+        .location()
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    let backtrace = std::backtrace::Backtrace::capture();
+    if backtrace.status() == std::backtrace::BacktraceStatus::Captured {
+        eprintln!("error: internal failure (a bug in orogen): {message}{at}\n{backtrace}");
+    } else {
+        eprintln!(
+            "error: internal failure (a bug in orogen): {message}{at} (RUST_BACKTRACE=1 shows where)"
+        );
     }
 }

@@ -54,7 +54,7 @@ pub fn generate_observed(
 ) -> Result<(World, Timings), Error> {
     config.validate()?;
     if config.preset == crate::Preset::Classic {
-        return crate::classic::generate(config);
+        return crate::classic::generate(config, on_stage);
     }
     let mut timings = Timings::default();
     on_stage(STAGES[0]);

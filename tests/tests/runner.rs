@@ -300,3 +300,75 @@ fn a_terminal_gets_a_progress_bar_over_the_stages_and_a_pipe_gets_none() {
         String::from_utf8_lossy(&quiet.stdout)
     );
 }
+
+/// The option blocks of a help text: each `--flag` line with the lines up to the next flag.
+fn option_blocks(help: &str) -> Vec<(String, String)> {
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    for line in help.lines() {
+        let trimmed = line.trim_start();
+        let flag = trimmed
+            .strip_prefix("-q, ")
+            .or(trimmed.strip_prefix("-h, "))
+            .unwrap_or(trimmed);
+        if flag.starts_with("--") {
+            let name = flag.split_whitespace().next().unwrap().to_owned();
+            blocks.push((name, line.to_owned()));
+        } else if let Some(last) = blocks.last_mut()
+            && !trimmed.is_empty()
+            && line.starts_with("  ")
+        {
+            last.1.push(' ');
+            last.1.push_str(trimmed);
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_subcommand_gives_each_option_its_default_and_range() {
+    let subcommands: [&[&str]; 9] = [
+        &["generate"],
+        &["export"],
+        &["dem", "fill"],
+        &["dem", "d8"],
+        &["dem", "accumulate"],
+        &["profile"],
+        &["serve"],
+        &["render3d"],
+        &[],
+    ];
+    let mut checked = 0;
+    for sub in subcommands {
+        let help = orogen(&[sub, &["--help"]].concat());
+        assert!(help.status.success(), "{sub:?}");
+        let text = String::from_utf8(help.stdout).unwrap();
+        let usage = text.lines().find(|l| l.starts_with("Usage:")).unwrap_or("");
+        for (flag, block) in option_blocks(&text) {
+            if matches!(flag.as_str(), "--help" | "--version") {
+                continue;
+            }
+            // A required option (`--world` of `orogen export`) has no default.
+            let required = usage.contains(&format!(" {flag} <"));
+            let defaults = block.matches("[default:").count();
+            assert_eq!(
+                defaults,
+                usize::from(!required),
+                "{sub:?} {flag}: {defaults} defaults in `{block}`"
+            );
+            // An option whose default is a number states its range.
+            let default = block
+                .split("[default: ")
+                .nth(1)
+                .and_then(|rest| rest.split(']').next())
+                .unwrap_or("");
+            if block.contains('<') && default.parse::<f64>().is_ok() {
+                assert!(
+                    block.contains("[range:"),
+                    "{sub:?} {flag}: no range in `{block}`"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 60, "only {checked} options seen");
+}

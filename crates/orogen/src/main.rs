@@ -41,26 +41,27 @@ enum Command {
 struct ProfileArgs {
     /// The stage: mesh, elevation, hydrology, biome, flora (the pipeline's stages) or export.
     stage: String,
-    /// A world saved with --save-world; its configuration is used unless flags override it.
+    /// A world saved with --save-world; its configuration is used unless flags override it
+    /// [default: a fresh world of the default config]
     #[arg(long)]
     world: Option<PathBuf>,
-    /// How many runs [default: 5] [range: 1..=10000]
+    /// How many runs [range: 1..=10000]
     #[arg(long, allow_negative_numbers = true, default_value_t = 5)]
     repeat: usize,
-    /// Cells of a fresh world (without --world) [default: 50000]
+    /// Cells of a fresh world (without --world) [default: 50000] [range: 3..=8000000]
     #[arg(long, allow_negative_numbers = true)]
     cells: Option<usize>,
-    /// Seed of a fresh world (without --world) [default: 123]
+    /// Seed of a fresh world (without --world) [default: 123] [range: 0..=9223372036854775807]
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
 }
 
 #[derive(Debug, Args)]
 struct ServeArgs {
-    /// Address to bind (loopback by default; anything else exposes the server) [default: 127.0.0.1]
+    /// Address to bind (loopback by default; anything else exposes the server)
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
-    /// Port to listen on; 0 picks a free one [default: 8080]
+    /// Port to listen on; 0 picks a free one [range: 0..=65535]
     #[arg(long, default_value_t = 8080)]
     port: u16,
 }
@@ -88,7 +89,8 @@ struct Render3dArgs {
     /// The Blender executable.
     #[arg(long, default_value = "blender")]
     blender: PathBuf,
-    /// A Blender script to run instead of the built-in copy of blender/render.py.
+    /// A Blender script to run instead of the built-in copy of blender/render.py [default: the
+    /// built-in copy]
     #[arg(long)]
     script: Option<PathBuf>,
 }
@@ -130,7 +132,7 @@ struct ExportCommand {
     /// Output folder.
     #[arg(long, default_value = "out")]
     out: PathBuf,
-    /// Print nothing but errors.
+    /// Print nothing but errors [default: off]
     #[arg(long, short)]
     quiet: bool,
     #[command(flatten)]
@@ -142,21 +144,22 @@ struct GenerateArgs {
     /// Output folder.
     #[arg(long, default_value = "out")]
     out: PathBuf,
-    /// Read parameters from a TOML config (flags given too override it).
+    /// Read parameters from a TOML config (flags given too override it) [default: none: the
+    /// defaults, or --preset's]
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Print the full config of this run as TOML and exit (it reproduces the run).
+    /// Print the full config of this run as TOML and exit (it reproduces the run) [default: off]
     #[arg(long)]
     print_config: bool,
     /// Set any parameter of any stage by its path in the config, e.g.
     /// `--set elevation.fbm.gain=0.4` (repeatable; applied after the other flags).
-    /// `orogen generate --help` lists every path with its default.
+    /// `orogen generate --help` lists every path with its default [default: none]
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// Print a table of wall time per stage.
+    /// Print a table of wall time per stage and the peak memory [default: off]
     #[arg(long)]
     timings: bool,
-    /// Print nothing but errors.
+    /// Print nothing but errors [default: off]
     #[arg(long, short)]
     quiet: bool,
     #[command(flatten)]
@@ -425,7 +428,8 @@ struct ElevationArgs {
     /// two-continents-ns, archipelago-ring, cross, custom [default: random; custom with --anchors]
     #[arg(long, value_parser = parse_layout)]
     layout: Option<orogen_elevation::Layout>,
-    /// Custom anchors in map coordinates (x right, y down), `x,y;x,y` [range: inside the map]
+    /// Custom anchors in map coordinates (x right, y down), `x,y;x,y` [default: none]
+    /// [range: inside the map]
     #[arg(long, value_parser = parse_anchors, allow_hyphen_values = true)]
     anchors: Option<AnchorList>,
 }

@@ -372,3 +372,46 @@ fn every_subcommand_gives_each_option_its_default_and_range() {
     }
     assert!(checked > 60, "only {checked} options seen");
 }
+
+#[test]
+fn timings_print_every_stage_the_export_and_the_peak_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = orogen(&[
+        "generate",
+        "--quiet",
+        "--timings",
+        "--cells",
+        "2000",
+        "--resolution",
+        "64",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ms = |name: &str| -> f64 {
+        let row = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row in {text}"));
+        row.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let steps: Vec<f64> = orogen::STAGES
+        .iter()
+        .chain(&["export"])
+        .map(|s| ms(s))
+        .collect();
+    assert!(steps.iter().all(|&t| t >= 0.0), "{text}");
+    let sum: f64 = steps.iter().sum();
+    // The rows are rounded to 0.1 ms each.
+    assert!(
+        (ms("total") - sum).abs() <= 0.05 * steps.len() as f64 + 1e-9,
+        "{text}"
+    );
+    let peak = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory"))
+        .unwrap_or_else(|| panic!("no peak memory in {text}"));
+    let mib: f64 = peak.trim().trim_end_matches("MiB").trim().parse().unwrap();
+    assert!(mib > 1.0 && mib < 4096.0, "{text}");
+}

@@ -17,7 +17,7 @@
 
 use ndarray::{Array1, Array2, Array3, ArrayView3};
 use orogen_world::ids::water;
-use orogen_world::interp::rasterize_mesh;
+use orogen_world::interp::{rasterize_mesh, rasterize_mesh_fields};
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
 
@@ -218,17 +218,22 @@ fn lookup(table: ArrayView3<'_, f32>, e: f32, m: f32) -> Rgb {
 pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
     let mesh = world.mesh()?;
     let region_e = world.view1::<f32>("region_elevation")?;
-    let corner_e: Array1<f32> = if world.has_layer("corner_elevation") {
-        world.view1::<f32>("corner_elevation")?.to_owned()
-    } else {
-        Array1::from(corner_mean(mesh, |r| region_e[r]))
-    };
+    let corner_e = corner_elevation(world)?;
     Ok(rasterize_mesh(
         mesh,
         region_e,
         corner_e.view(),
         &grid.sampling(),
     )?)
+}
+
+/// `corner_elevation`, or without it the mean of each corner's regions.
+fn corner_elevation(world: &World) -> Result<Array1<f32>, ExportError> {
+    if world.has_layer("corner_elevation") {
+        return Ok(world.view1::<f32>("corner_elevation")?.to_owned());
+    }
+    let region_e = world.view1::<f32>("region_elevation")?;
+    Ok(Array1::from(corner_mean(world.mesh()?, |r| region_e[r])))
 }
 
 /// Paints the colour map (`ny x nx x 3`, 8-bit RGB). Reads the mesh, `region_elevation`
@@ -251,48 +256,41 @@ pub fn colormap(
             name: "biome_color_table".into(),
             problem: "is not an n x m x 3 table".into(),
         })?;
-    // Every field is interpolated by `orogen_world::interp`, the one place rasters come from.
-    let sampling = grid.sampling();
-    let e = elevation_raster(world, grid)?;
-    let corner_m = Array1::from(corner_mean(mesh, |r| region_m[r]));
-    let m = rasterize_mesh(mesh, region_m, corner_m.view(), &sampling)?;
-    // The lake share: 1 at lake sites, 0 elsewhere (skipped when the world has no lake).
-    let lake = if region_w.iter().any(|&k| k == water::LAKE) {
-        let region_lake: Array1<f32> = region_w.mapv(|k| if k == water::LAKE { 1.0 } else { 0.0 });
-        let corner_lake = Array1::from(corner_mean(mesh, |r| region_lake[r]));
-        Some(rasterize_mesh(
-            mesh,
-            region_lake.view(),
-            corner_lake.view(),
-            &sampling,
-        )?)
-    } else {
-        None
-    };
+    // Every field is interpolated by `orogen_world::interp`, the one place rasters come from,
+    // in one pass: elevation, moisture and the lake share (1 at lake sites, 0 elsewhere).
+    let region_e = world.view1::<f32>("region_elevation")?;
+    let corner_e = corner_elevation(world)?;
+    let corner_m = corner_mean(mesh, |r| region_m[r]);
+    let is_lake = |r: usize| f32::from(u8::from(region_w[r] == water::LAKE));
+    let corner_lake = corner_mean(mesh, is_lake);
+    let region_fields: Vec<[f32; 3]> = (0..mesh.n_regions())
+        .map(|r| [region_e[r], region_m[r], is_lake(r)])
+        .collect();
+    let corner_fields: Vec<[f32; 3]> = (0..mesh.n_corners())
+        .map(|c| [corner_e[c], corner_m[c], corner_lake[c]])
+        .collect();
+    let fields = rasterize_mesh_fields(mesh, &region_fields, &corner_fields, &grid.sampling())?;
+    let fields = fields.as_slice().expect("a new raster is contiguous");
     let w = options.water;
-    let (nx, ny) = (grid.nx, grid.ny);
-    let e_flat = e.as_slice().expect("a new raster is contiguous");
-    let m_flat = m.as_slice().expect("a new raster is contiguous");
-    let lake_flat = lake
-        .as_ref()
-        .map(|l| l.as_slice().expect("a new raster is contiguous"));
-    let mut rgb: Vec<[u8; 3]> = (0..nx * ny)
-        .into_par_iter()
-        .map(|k| {
-            let e = e_flat[k];
-            let c = if lake_flat.is_some_and(|l| l[k] > 0.5) {
+    let mut rgb: Vec<[u8; 3]> = fields
+        .par_chunks(3)
+        .map(|f| {
+            let (e, m, lake) = (f[0], f[1], f[2]);
+            let c = if lake > 0.5 {
                 w.lake
             } else if e < 0.0 {
                 ocean(w.shallow, w.deep, -e)
             } else {
-                lookup(table, e, m_flat[k])
+                lookup(table, e, m)
             };
             c.map(to_u8)
         })
         .collect();
     if options.hillshade {
-        hillshade(&mut rgb, e_flat, grid, &world.meta);
+        let e: Vec<f32> = fields.par_chunks(3).map(|f| f[0]).collect();
+        hillshade(&mut rgb, &e, grid, &world.meta);
     }
+    let (nx, ny) = (grid.nx, grid.ny);
     if options.rivers && world.has_layer("rivers") {
         draw_rivers(world, grid, w.river, &mut rgb)?;
     }

@@ -10,7 +10,6 @@
 
 use ndarray::Array2;
 use orogen_world::World;
-use orogen_world::interp::rasterize_mesh;
 
 use crate::ExportError;
 use crate::atomic::OutDir;
@@ -26,12 +25,7 @@ pub const FILE_R16: &str = "heightmap.r16";
 pub const FILE_EXR: &str = "heightmap.exr";
 
 /// The elevation raster (conventions' range [-1, 1]) of a world on a grid.
-pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
-    let mesh = world.mesh()?;
-    let region = world.view1::<f32>("region_elevation")?;
-    let corner = world.view1::<f32>("corner_elevation")?;
-    Ok(rasterize_mesh(mesh, region, corner, &grid.sampling())?)
-}
+pub use crate::colormap::elevation_raster;
 
 /// The float master in metres (`ny x nx`) of a world on a grid.
 pub fn metres_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
@@ -199,10 +193,25 @@ mod tests {
     }
 
     #[test]
-    fn missing_layers_are_an_error() {
+    fn without_corner_elevation_corners_take_their_regions_mean() {
         let mut w = world();
-        w.remove_layer("corner_elevation");
         let grid = PixelGrid::centres(8, 1.0, 1.0).unwrap();
+        let mesh = w.mesh().unwrap().clone();
+        let region = w.view1::<f32>("region_elevation").unwrap().to_owned();
+        let mean = crate::colormap::corner_mean(&mesh, |r| region[r]);
+        w.set_layer(
+            "corner_elevation",
+            orogen_world::Domain::Corner,
+            ndarray::Array1::from(mean).into_dyn(),
+        )
+        .unwrap();
+        let with_means = heightmap(&w, &grid, Normalize::Fixed).unwrap().0;
+        w.remove_layer("corner_elevation");
+        assert_eq!(
+            heightmap(&w, &grid, Normalize::Fixed).unwrap().0,
+            with_means
+        );
+        w.remove_layer("region_elevation");
         assert!(heightmap(&w, &grid, Normalize::Fixed).is_err());
     }
 }

@@ -230,6 +230,15 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
     let near = 0.5 * back;
     let far = 12.0 * span;
     let haze = 1.4 * span;
+    // Every column marches through the same depths (a geometric series from `near`): computed
+    // once with their haze, so a step costs one terrain sample.
+    let mut steps: Vec<(f64, f32)> = Vec::new();
+    let mut depth = near;
+    while depth < far {
+        let fog = 1.0 - (-depth / haze).exp() as f32;
+        steps.push((depth, fog * fog));
+        depth = near * (1.0015f64).powi(steps.len() as i32);
+    }
     let columns: Vec<Vec<[f32; 3]>> = (0..w_px)
         .into_par_iter()
         .map(|col| {
@@ -237,23 +246,21 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
             let side = (col as f64 + 0.5 - 0.5 * w_px as f64) / focal;
             // Rows below `ybuf` are drawn.
             let mut ybuf = h_px as f64;
-            let mut depth = near;
-            let mut step = 0;
-            while depth < far && ybuf > 0.0 {
+            for &(depth, fog) in &steps {
+                if ybuf <= 0.0 {
+                    break;
+                }
                 let (x, z) = (cam_x + side * depth, cam_z - depth);
                 let (h, c) = scene.sample(x, z).unwrap_or((0.0, [0.10, 0.26, 0.42]));
                 let row = horizon + (cam_h - h) / depth * focal;
                 if row < ybuf {
-                    let fog = 1.0 - (-depth / haze).exp() as f32;
-                    let c = mix(c, sky(0.0), fog * fog);
+                    let c = mix(c, sky(0.0), fog);
                     let top = row.max(0.0).ceil() as usize;
                     for px in &mut out[top..(ybuf.ceil() as usize).min(h_px)] {
                         *px = c;
                     }
                     ybuf = row.max(0.0).ceil();
                 }
-                step += 1;
-                depth = near * (1.0015f64).powi(step);
             }
             for (r, px) in out.iter_mut().enumerate().take(ybuf as usize) {
                 *px = sky(((horizon - r as f64) / h_px as f64) as f32);
@@ -261,11 +268,17 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
             out
         })
         .collect();
-    Ok(Array3::from_shape_fn((h_px, w_px, 3), |(r, c, k)| {
-        let v = columns[c][r][k].clamp(0.0, 1.0);
-        // Linear -> sRGB-ish gamma.
-        (v.powf(1.0 / 1.1) * 255.0).round() as u8
-    }))
+    // Linear -> sRGB-ish gamma, rows in parallel.
+    let bytes: Vec<u8> = (0..h_px)
+        .into_par_iter()
+        .flat_map_iter(|r| {
+            let columns = &columns;
+            (0..w_px).flat_map(move |c| {
+                columns[c][r].map(|v| (v.clamp(0.0, 1.0).powf(1.0 / 1.1) * 255.0).round() as u8)
+            })
+        })
+        .collect();
+    Ok(Array3::from_shape_vec((h_px, w_px, 3), bytes).expect("h x w x 3 bytes"))
 }
 
 fn p_to_f32(p: [u8; 3]) -> [f32; 3] {

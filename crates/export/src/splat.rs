@@ -11,7 +11,8 @@ use orogen_world::{World, WorldError};
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
-use orogen_world::interp::rasterize_mesh;
+use orogen_world::interp::rasterize_mesh_fields;
+use rayon::prelude::*;
 
 /// The terrain layer groups, each with its biomes.
 pub const GROUPS: [(&str, &[Biome]); 7] = [
@@ -77,37 +78,55 @@ pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, Ex
                 })
         })
         .collect::<Result<_, _>>()?;
-    let sampling = grid.sampling();
-    let shares: Vec<ndarray::Array2<f32>> = (0..N_GROUPS)
+    // Every group's share in one pass: a site counts 1 for its own group, a corner the mean of
+    // its three regions.
+    let one_hot = |r: usize| -> [f32; N_GROUPS] {
+        std::array::from_fn(|g| f32::from(u8::from(usize::from(group[r]) == g)))
+    };
+    let region: Vec<[f32; N_GROUPS]> = (0..mesh.n_regions()).map(one_hot).collect();
+    let per_group: Vec<Vec<f32>> = (0..N_GROUPS)
+        .map(|g| crate::colormap::corner_mean(mesh, |r| region[r][g]))
+        .collect();
+    let corner: Vec<[f32; N_GROUPS]> = (0..mesh.n_corners())
+        .map(|c| std::array::from_fn(|g| per_group[g][c]))
+        .collect();
+    let shares = rasterize_mesh_fields(mesh, &region, &corner, &grid.sampling())?;
+    let weights: Vec<[u8; N_GROUPS]> = shares
+        .as_slice()
+        .expect("a new raster is contiguous")
+        .par_chunks(N_GROUPS)
+        .map(|w| quantise(w.try_into().expect("one weight per group")))
+        .collect();
+    drop(shares);
+    Ok((0..N_GROUPS)
+        .into_par_iter()
         .map(|g| {
-            let region: ndarray::Array1<f32> = group
-                .iter()
-                .map(|&k| f32::from(u8::from(k as usize == g)))
-                .collect();
-            let corner = ndarray::Array1::from(crate::colormap::corner_mean(mesh, |r| region[r]));
-            rasterize_mesh(mesh, region.view(), corner.view(), &sampling)
+            let map: Vec<u8> = weights.iter().map(|w| w[g]).collect();
+            Array2::from_shape_vec((grid.ny, grid.nx), map).expect("ny x nx weights")
         })
-        .collect::<Result<_, _>>()?;
-    let mut maps: Vec<Array2<u8>> = vec![Array2::zeros((grid.ny, grid.nx)); N_GROUPS];
-    for ((j, i), _) in shares[0].indexed_iter() {
-        let w: [f32; N_GROUPS] = std::array::from_fn(|g| shares[g][[j, i]]);
-        for (g, v) in quantise(w).into_iter().enumerate() {
-            maps[g][[j, i]] = v;
-        }
-    }
-    Ok(maps)
+        .collect())
 }
 
-/// Writes `splat_GROUP.png` for every group (when the world has biomes).
+/// Writes `splat_GROUP.png` for every group (when the world has biomes), the seven PNGs encoded
+/// in parallel.
 pub fn write_layers(
     out: &mut crate::atomic::OutDir,
     world: &World,
     grid: &PixelGrid,
 ) -> Result<(), ExportError> {
     if world.has_layer("region_biome") {
-        for (g, map) in splat_maps(world, grid)?.iter().enumerate() {
+        let encoded: Vec<Vec<u8>> = splat_maps(world, grid)?
+            .par_iter()
+            .map(|map| {
+                let mut bytes = Vec::new();
+                crate::png::write_gray8(&mut bytes, map.view()).map(|()| bytes)
+            })
+            .collect::<Result<_, _>>()?;
+        for (g, bytes) in encoded.iter().enumerate() {
             let name = format!("splat_{}.png", GROUPS[g].0);
-            out.write(&name, |w| crate::png::write_gray8(w, map.view()))?;
+            out.write(&name, |w| {
+                w.write_all(bytes).map_err(crate::atomic::io("splat"))
+            })?;
         }
     }
     Ok(())

@@ -6,6 +6,7 @@
 //! barycentric mix of the two sites' values and the corner's value. The result is continuous
 //! (no steps at cell edges) and corner values (filled, carved, lake levels) shape the terrain.
 //!
+//! [`rasterize_fields`] interpolates several fields in one pass (each the same bytes as alone).
 //! The work runs in parallel (rayon) over bands of rows. A pixel on an edge shared by two pieces
 //! takes the piece of the higher corner index (the later one in a band's fixed order): the same
 //! bytes for any thread count. A pixel that no piece covers (only possible when the mesh does not
@@ -28,7 +29,7 @@
 //! # Ok::<(), orogen_world::WorldError>(())
 //! ```
 
-use ndarray::{Array2, ArrayView1, ArrayView2, Axis};
+use ndarray::{Array2, Array3, ArrayView1, ArrayView2};
 use rayon::prelude::*;
 
 use crate::{DualMesh, WorldError};
@@ -101,6 +102,23 @@ pub fn rasterize_mesh(
     )
 }
 
+/// [`rasterize_fields`] over a [`DualMesh`].
+pub fn rasterize_mesh_fields<const K: usize>(
+    mesh: &DualMesh,
+    region_values: &[[f32; K]],
+    corner_values: &[[f32; K]],
+    sampling: &RasterSampling,
+) -> Result<Array3<f32>, WorldError> {
+    rasterize_fields(
+        mesh.region_xy.view(),
+        mesh.corner_xy.view(),
+        mesh.corner_regions.view(),
+        region_values,
+        corner_values,
+        sampling,
+    )
+}
+
 fn bad(problem: String) -> WorldError {
     WorldError::BadLayer {
         name: "interp".into(),
@@ -120,6 +138,32 @@ pub fn rasterize(
     corner_values: ArrayView1<'_, f32>,
     sampling: &RasterSampling,
 ) -> Result<Array2<f32>, WorldError> {
+    let region: Vec<[f32; 1]> = region_values.iter().map(|&v| [v]).collect();
+    let corner: Vec<[f32; 1]> = corner_values.iter().map(|&v| [v]).collect();
+    let out = rasterize_fields(
+        region_xy,
+        corner_xy,
+        corner_regions,
+        &region,
+        &corner,
+        sampling,
+    )?;
+    let (ny, nx, _) = out.dim();
+    Ok(out
+        .into_shape_with_order((ny, nx))
+        .expect("one field per pixel"))
+}
+
+/// Interpolates `K` fields at once (`ny x nx x K`): one pass over the pieces for all of them,
+/// each field the same bytes [`rasterize`] gives for it alone.
+pub fn rasterize_fields<const K: usize>(
+    region_xy: ArrayView2<'_, f64>,
+    corner_xy: ArrayView2<'_, f64>,
+    corner_regions: ArrayView2<'_, u32>,
+    region_values: &[[f32; K]],
+    corner_values: &[[f32; K]],
+    sampling: &RasterSampling,
+) -> Result<Array3<f32>, WorldError> {
     let n_regions = region_xy.nrows();
     let n_corners = corner_xy.nrows();
     if region_values.len() != n_regions || corner_values.len() != n_corners {
@@ -162,30 +206,32 @@ pub fn rasterize(
             band.push(c as u32);
         }
     }
-    let mut out = Array2::<f32>::from_elem((ny, nx), f32::NAN);
-    out.axis_chunks_iter_mut(Axis(0), BAND_ROWS)
-        .into_par_iter()
+    let mut out = vec![[f32::NAN; K]; nx * ny];
+    out.par_chunks_mut(BAND_ROWS * nx)
         .zip(bands.par_iter())
         .enumerate()
-        .for_each(|(band_idx, (mut chunk, corners))| {
-            let row0 = band_idx * BAND_ROWS;
-            let rows = chunk.nrows();
+        .for_each(|(band_idx, (chunk, corners))| {
+            let band = Band {
+                row0: band_idx * BAND_ROWS,
+                rows: chunk.len() / nx,
+                nx,
+            };
             for &c in corners {
                 let c = c as usize;
                 let tri = corner_regions.row(c);
                 let p = [corner_xy[[c, 0]], corner_xy[[c, 1]]];
-                let pv = corner_values[c];
                 for k in 0..3 {
                     let (ra, rb) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
                     let a = [region_xy[[ra, 0]], region_xy[[ra, 1]]];
                     let b = [region_xy[[rb, 0]], region_xy[[rb, 1]]];
-                    let vals = [region_values[ra], region_values[rb], pv];
-                    fill_triangle(&mut chunk, row0, rows, sampling, [a, b, p], vals);
+                    let vals = [&region_values[ra], &region_values[rb], &corner_values[c]];
+                    fill_triangle(chunk, band, sampling, [a, b, p], vals);
                 }
             }
-            fill_gaps(&mut chunk);
+            fill_gaps(chunk, nx);
         });
-    Ok(out)
+    Ok(Array3::from_shape_vec((ny, nx, K), out.into_flattened())
+        .expect("ny x nx pixels of K fields"))
 }
 
 /// The raster rows whose sample y lies in `[lo, hi]`, if any.
@@ -196,14 +242,21 @@ fn row_span(lo: f64, hi: f64, y0: f64, dy: f64, ny: usize) -> Option<(usize, usi
     (r0 <= r1).then_some((r0 as usize, r1 as usize))
 }
 
-/// Writes the barycentric mix of `vals` into every pixel of the band inside triangle `t`.
-fn fill_triangle(
-    chunk: &mut ndarray::ArrayViewMut2<'_, f32>,
+/// Where a band's pixels sit: its first raster row, its row count and the row width.
+#[derive(Clone, Copy)]
+struct Band {
     row0: usize,
     rows: usize,
+    nx: usize,
+}
+
+/// Writes the barycentric mix of `vals` into every pixel of the band inside triangle `t`.
+fn fill_triangle<const K: usize>(
+    chunk: &mut [[f32; K]],
+    band: Band,
     s: &RasterSampling,
     t: [[f64; 2]; 3],
-    vals: [f32; 3],
+    vals: [&[f32; K]; 3],
 ) {
     let [a, b, c] = t;
     let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
@@ -214,15 +267,15 @@ fn fill_triangle(
     let Some((r0, r1)) = row_span(lo_y, hi_y, s.y0, s.dy, s.ny) else {
         return;
     };
-    let r0 = r0.max(row0);
-    let r1 = r1.min(row0 + rows - 1);
+    let r0 = r0.max(band.row0);
+    let r1 = r1.min(band.row0 + band.rows - 1);
     if r0 > r1 {
         return;
     }
     let inv = 1.0 / det;
     // Tolerance on the barycentric weights: points on an edge belong to both pieces.
     let eps = -1e-9;
-    let (v0, v1, v2) = (f64::from(vals[0]), f64::from(vals[1]), f64::from(vals[2]));
+    let v: [[f64; K]; 3] = vals.map(|f| f.map(f64::from));
     // Each weight is linear in x along a row: w_k = ax[k] x + bx[k](y).
     let ax = [(b[1] - c[1]) * inv, (c[1] - a[1]) * inv];
     let ax = [ax[0], ax[1], -(ax[0] + ax[1])];
@@ -245,8 +298,8 @@ fn fill_triangle(
         let Some((c0, c1)) = row_span(lo, hi, s.x0, s.dx, s.nx) else {
             continue;
         };
-        let mut line = chunk.row_mut(row - row0);
-        for col in c0..=c1 {
+        let line = &mut chunk[(row - band.row0) * band.nx..][..band.nx];
+        for (col, px) in line.iter_mut().enumerate().take(c1 + 1).skip(c0) {
             let x = s.x0 + col as f64 * s.dx;
             let wa = ax[0] * x + bx[0];
             let wb = ax[1] * x + bx[1];
@@ -254,22 +307,26 @@ fn fill_triangle(
             if wa >= eps && wb >= eps && wc >= eps {
                 // Clip the tolerance away so the value stays within the three values.
                 let (wa, wb, wc) = (wa.max(0.0), wb.max(0.0), wc.max(0.0));
-                line[col] = ((wa * v0 + wb * v1 + wc * v2) / (wa + wb + wc)) as f32;
+                let sum = wa + wb + wc;
+                *px = std::array::from_fn(|f| {
+                    ((wa * v[0][f] + wb * v[1][f] + wc * v[2][f]) / sum) as f32
+                });
             }
         }
     }
 }
 
 /// Fills uncovered (NaN) pixels from the nearest covered pixel to the left in the row, else to
-/// the right; a row with no covered pixel stays NaN.
-fn fill_gaps(chunk: &mut ndarray::ArrayViewMut2<'_, f32>) {
-    for mut line in chunk.rows_mut() {
-        if !line.iter().any(|v| v.is_nan()) {
+/// the right; a row with no covered pixel stays NaN. A pixel's fields are written together, so
+/// the first tells whether it is covered.
+fn fill_gaps<const K: usize>(chunk: &mut [[f32; K]], nx: usize) {
+    for line in chunk.chunks_mut(nx) {
+        if !line.iter().any(|v| v[0].is_nan()) {
             continue;
         }
         let mut last = None;
         for v in line.iter_mut() {
-            if v.is_nan() {
+            if v[0].is_nan() {
                 if let Some(l) = last {
                     *v = l;
                 }
@@ -279,7 +336,7 @@ fn fill_gaps(chunk: &mut ndarray::ArrayViewMut2<'_, f32>) {
         }
         let mut next = None;
         for v in line.iter_mut().rev() {
-            if v.is_nan() {
+            if v[0].is_nan() {
                 if let Some(n) = next {
                     *v = n;
                 }
@@ -394,5 +451,44 @@ mod tests {
         assert!(one.iter().all(|v| v.is_finite()));
         let short = Array1::<f32>::zeros(3);
         assert!(rasterize_mesh(&mesh, short.view(), c.view(), &s).is_err());
+    }
+
+    #[test]
+    fn fields_together_are_the_same_bytes_as_each_alone() {
+        let mesh = DualMesh::jittered_grid(25, 20, 1.5, 1.0, 0.4, 4);
+        let fields: [(Array1<f32>, Array1<f32>); 3] = [
+            linear(&mesh, |x, y| ((x * 11.0).sin() * (y * 5.0).cos()) as f32),
+            linear(&mesh, |x, y| (x - 2.0 * y) as f32),
+            linear(&mesh, |x, _| f32::from(u8::from(x > 0.7))),
+        ];
+        let region: Vec<[f32; 3]> = (0..mesh.n_regions())
+            .map(|r| std::array::from_fn(|f| fields[f].0[r]))
+            .collect();
+        let corner: Vec<[f32; 3]> = (0..mesh.n_corners())
+            .map(|c| std::array::from_fn(|f| fields[f].1[c]))
+            .collect();
+        for s in [
+            RasterSampling::pixel_centres(83, 61, 1.5, 1.0),
+            RasterSampling::vertices(40, 27, 1.5, 1.0),
+        ] {
+            let together = rasterize_mesh_fields(&mesh, &region, &corner, &s).unwrap();
+            assert_eq!(together.dim(), (s.ny, s.nx, 3));
+            for (f, (r, c)) in fields.iter().enumerate() {
+                let alone = rasterize_mesh(&mesh, r.view(), c.view(), &s).unwrap();
+                let same = alone
+                    .indexed_iter()
+                    .all(|((j, i), v)| v.to_bits() == together[[j, i, f]].to_bits());
+                assert!(same, "field {f} differs from its own pass");
+            }
+        }
+        assert!(
+            rasterize_mesh_fields(
+                &mesh,
+                &region[1..],
+                &corner,
+                &RasterSampling::pixel_centres(4, 4, 1.5, 1.0)
+            )
+            .is_err()
+        );
     }
 }

@@ -1,29 +1,24 @@
 //! The command line: invalid input refused before any work with exit code 2 and one line.
 
-use orogen_tests::{generated, refused};
-
-/// Parameter errors (past clap's own parsing) are one line.
-fn one_line(stderr: String) {
-    orogen_tests::one_line(&stderr);
-}
+use orogen_tests::{generated, one_line, refused};
 
 #[test]
 fn invalid_parameters_are_refused_with_the_allowed_range() {
-    one_line(refused(
+    one_line(&refused(
         &["--cells", "0"],
         "world.cells = 0 is out of range: allowed 3 ..= 8000000",
     ));
-    one_line(refused(
+    one_line(&refused(
         &["--cells", "1000000000000"],
         "allowed 3 ..= 8000000",
     ));
-    one_line(refused(&["--size", "NaN"], "world.width = NaN"));
-    one_line(refused(
+    one_line(&refused(&["--size", "NaN"], "world.width = NaN"));
+    one_line(&refused(
         &["--water-level", "7"],
         "world.water_level = 7 is out of range: allowed 0 ..= 1",
     ));
-    one_line(refused(&["--resolution", "0"], "export.resolution = 0"));
-    one_line(refused(
+    one_line(&refused(&["--resolution", "0"], "export.resolution = 0"));
+    one_line(&refused(
         &["--cells", "8000000", "--resolution", "32768"],
         "GiB of memory",
     ));

@@ -29,13 +29,19 @@ impl Preset {
         }
     }
 
+    /// The name in configs: `mesh` or `classic`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Mesh => "mesh",
+            Preset::Classic => "classic",
+        }
+    }
+
     /// Parses `mesh` or `classic`.
     pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "mesh" => Some(Preset::Mesh),
-            "classic" => Some(Preset::Classic),
-            _ => None,
-        }
+        [Preset::Mesh, Preset::Classic]
+            .into_iter()
+            .find(|p| p.name() == text)
     }
 }
 

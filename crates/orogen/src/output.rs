@@ -144,13 +144,12 @@ pub fn resolve_outputs(list: &[Output], preset: Preset) -> Result<BTreeSet<Outpu
             }
             one => {
                 let names: Vec<&str> = preset.possible_outputs().iter().map(|o| o.name()).collect();
-                let preset = serde_json::to_value(preset).expect("a preset serialises");
                 return Err(ParamError::new(
                     "outputs",
                     one.name(),
                     format!(
                         "default, all or an output preset {} makes: {}",
-                        preset.as_str().unwrap_or("?"),
+                        preset.name(),
                         names.join(", ")
                     ),
                 ));
@@ -173,6 +172,8 @@ mod tests {
         }
         assert_eq!(Output::parse("png"), None);
         for preset in [Preset::Mesh, Preset::Classic] {
+            assert_eq!(serde_json::to_value(preset).unwrap(), preset.name());
+            assert_eq!(Preset::parse(preset.name()), Some(preset));
             let default = resolve_outputs(&[Output::Default], preset).unwrap();
             let all = resolve_outputs(&[Output::All], preset).unwrap();
             assert!(default.is_subset(&all) && default.len() < all.len());

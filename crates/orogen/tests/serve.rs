@@ -319,6 +319,40 @@ fn twenty_concurrent_generations_all_answer() {
 }
 
 #[test]
+fn a_request_with_a_higher_sequence_wins_whatever_order_they_arrive_in() {
+    let addr = server();
+    let request = |sequence: u64, seed: u64| {
+        let mut body = small(
+            "ordered",
+            json!({ "world": { "cells": 500, "seed": seed } }),
+        );
+        body["sequence"] = json!(sequence);
+        body
+    };
+    // The newer request (sequence 2) arrives first and is answered; the older one (1), arriving
+    // after it, is refused at once.
+    let newer = post_json(addr, "/api/generate", &request(2, 81));
+    assert_eq!(
+        newer.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&newer.body)
+    );
+    let older = post_json(addr, "/api/generate", &request(1, 80));
+    assert_eq!(
+        older.status,
+        409,
+        "{}",
+        String::from_utf8_lossy(&older.body)
+    );
+    // A yet newer one is answered again.
+    assert_eq!(
+        post_json(addr, "/api/generate", &request(3, 82)).status,
+        200
+    );
+}
+
+#[test]
 fn a_newer_request_of_the_same_session_supersedes_an_older_one() {
     let addr = server();
     let slow = std::thread::spawn(move || {

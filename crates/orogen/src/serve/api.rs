@@ -35,6 +35,11 @@ pub struct GenerateRequest {
     /// Default: "" (one shared session).
     #[serde(default)]
     pub session: String,
+    /// The client's count of its requests in this session: a request supersedes those of the
+    /// session with a lower count, in whatever order they reach the server (two connections
+    /// can deliver a newer request first). Default: none (the order of arrival).
+    #[serde(default)]
+    pub sequence: Option<u64>,
     /// Image width in pixels (the height follows the map's aspect). Default: 512.
     /// Range: 16 ..= [`MAX_RESOLUTION`].
     #[serde(default = "default_resolution")]
@@ -152,6 +157,7 @@ impl MeshKey {
 #[derive(Debug)]
 pub(super) struct State {
     next_generation: AtomicU64,
+    /// Per session, the order key of its newest request (its `sequence`, else its generation).
     sessions: Mutex<HashMap<String, u64>>,
     /// Most recently used last.
     meshes: Mutex<Vec<(MeshKey, Arc<World>, Duration)>>,
@@ -168,20 +174,24 @@ impl State {
         }
     }
 
-    fn begin(&self, session: &str) -> u64 {
+    /// Registers a request of `session`: returns its generation (numbering every answer) and
+    /// its order key (`sequence`, else the generation), which [`State::is_current`] takes.
+    fn begin(&self, session: &str, sequence: Option<u64>) -> (u64, u64) {
         let generation = self.next_generation.fetch_add(1, Ordering::SeqCst);
+        let key = sequence.unwrap_or(generation);
         let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
         if sessions.len() >= MAX_SESSIONS && !sessions.contains_key(session) {
             sessions.clear();
         }
-        sessions.insert(session.to_owned(), generation);
-        generation
+        let newest = sessions.entry(session.to_owned()).or_insert(key);
+        *newest = (*newest).max(key);
+        (generation, key)
     }
 
-    /// Whether `generation` is still the newest request of `session`.
-    fn is_current(&self, session: &str, generation: u64) -> bool {
+    /// Whether the request of order key `key` is still the newest of `session`.
+    fn is_current(&self, session: &str, key: u64) -> bool {
         let sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        sessions.get(session).is_none_or(|&g| g == generation)
+        sessions.get(session).is_none_or(|&newest| newest == key)
     }
 
     /// The world after the mesh stage, from the cache or made now; and whether it was cached.
@@ -250,15 +260,18 @@ impl IntoResponse for ApiError {
 async fn run_blocking<T: Send + 'static>(
     state: &Arc<State>,
     session: &str,
-    generation: u64,
+    key: u64,
     work: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
+    if !state.is_current(session, key) {
+        return Err(ApiError::superseded());
+    }
     let _permit = state
         .permits
         .acquire()
         .await
         .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into()))?;
-    if !state.is_current(session, generation) {
+    if !state.is_current(session, key) {
         return Err(ApiError::superseded());
     }
     let state = Arc::clone(state);
@@ -274,21 +287,21 @@ pub(super) async fn generate(
 ) -> Result<Response, ApiError> {
     let request = GenerateRequest::parse(&body).map_err(ApiError::bad_request)?;
     let session = request.session.clone();
-    let generation = state.begin(&session);
-    let body = run_blocking(&state, &session.clone(), generation, move |state| {
+    let (generation, key) = state.begin(&session, request.sequence);
+    let body = run_blocking(&state, &session.clone(), key, move |state| {
         let start = Instant::now();
         let config = request.config();
         let mut timings = Timings::default();
         let (mut world, cached) = state
             .meshed_world(&config, &mut timings)
             .map_err(|e| ApiError::from_pipeline(&e))?;
-        if !state.is_current(&session, generation) {
+        if !state.is_current(&session, key) {
             return Err(ApiError::superseded());
         }
         let until = (!request.wants("flora")).then_some("flora");
         crate::generate_rest_until(&config, &mut world, &mut timings, until)
             .map_err(|e| ApiError::from_pipeline(&e))?;
-        if !state.is_current(&session, generation) {
+        if !state.is_current(&session, key) {
             return Err(ApiError::superseded());
         }
         let render_start = Instant::now();
@@ -338,9 +351,9 @@ pub(super) async fn bundle(
     let request = GenerateRequest::parse(text.as_bytes()).map_err(ApiError::bad_request)?;
     // Bundles are not superseded by map requests: their own session.
     let session = format!("bundle:{}", request.session);
-    let generation = state.begin(&session);
+    let (_, key) = state.begin(&session, request.sequence);
     let seed = request.config.world.seed;
-    let zip = run_blocking(&state, &session, generation, move |state| {
+    let zip = run_blocking(&state, &session, key, move |state| {
         let config = request.config();
         let mut timings = Timings::default();
         let (mut world, _) = state

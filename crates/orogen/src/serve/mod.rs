@@ -3,7 +3,9 @@
 //! The page (`static/`: HTML, CSS and JavaScript written here, no third-party code) is embedded
 //! in the binary. Its JSON API:
 //!
-//! - `POST /api/generate` with `{"session": "...", "resolution": 512, "config": {...}}`, where
+//! - `POST /api/generate` with `{"session": "...", "sequence": 7, "resolution": 512, "config":
+//!   {...}}` (`sequence`, optional: the client's request count, which orders the session's
+//!   requests whatever order they arrive in; without it, the order of arrival), where
 //!   `config` is any subset of [`Config`](crate::Config) (the TOML config's fields, as JSON).
 //!   Answers `200` with the layers as base64 PNGs (`colormap`, `biomes`, `heightmap`, `rivers`,
 //!   `flora`, `outlines`), a coarse elevation grid for the 3-D view and the per-stage timings;

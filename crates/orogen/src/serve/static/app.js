@@ -119,7 +119,8 @@ async function regenerate() {
     response = await fetch('/api/generate', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(requestBody()),
+      // The count orders this session's requests on the server, whatever order they arrive in.
+      body: JSON.stringify({ ...requestBody(), sequence: sent }),
       signal: controller.signal,
     });
   } catch (e) {
@@ -143,12 +144,11 @@ async function regenerate() {
   await show(data, sent);
 }
 
+// Each call has its own promise (a shared onload handler would be replaced by a newer
+// answer's, leaving the older one waiting forever); a newer src rejects the older decode.
 function loadImage(img, src) {
-  return new Promise((resolve) => {
-    img.onload = () => resolve();
-    img.onerror = () => resolve();
-    img.src = src;
-  });
+  img.src = src;
+  return img.decode().catch(() => {});
 }
 
 async function show(data, sent) {
@@ -163,6 +163,9 @@ async function show(data, sent) {
     }
   }
   await Promise.all(loads);
+  // A newer request went out while the images decoded: its answer (already drawn, or on
+  // its way) is the one to keep; this older one must not overwrite the state.
+  if (sent !== state.requests) return;
   state.last = data;
   state.generation = data.generation;
   state.shown = sent;

@@ -17,7 +17,6 @@ fn bench(c: &mut Criterion) {
         let mesh = world.mesh().unwrap();
         let elevation: Vec<f32> = world.view1::<f32>("corner_elevation").unwrap().to_vec();
         let water: Vec<u8> = world.view1::<u8>("region_water").unwrap().to_vec();
-        // `region_water` after the stage holds lakes too; outlets depend only on the ocean.
         let outlets = mesh_outlets(mesh, &water).unwrap();
         let graph_csr = CsrGraph::from_csr(&mesh.corner_neighbors).unwrap();
         group.bench_function(BenchmarkId::new("routing", cells), |b| {

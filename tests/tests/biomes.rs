@@ -13,7 +13,7 @@ fn every_land_biome_covers_half_a_percent_of_land_in_most_seeds() {
         config.world.seed = seed;
         config.world.cells = 50_000;
         let world = orogen::generate(&config).unwrap();
-        let kind = world.view1::<u8>("region_water").unwrap();
+        let kind = world.water_kinds().unwrap();
         let biome = world.view1::<u8>("region_biome").unwrap();
         let mut counts = [0usize; Biome::COUNT];
         let mut land = 0usize;
@@ -46,7 +46,7 @@ fn every_land_biome_covers_half_a_percent_of_land_in_most_seeds() {
 }
 
 fn land_share(world: &orogen_world::World, biome: Biome) -> f64 {
-    let kind = world.view1::<u8>("region_water").unwrap();
+    let kind = world.water_kinds().unwrap();
     let ids = world.view1::<u8>("region_biome").unwrap();
     let land = kind.iter().filter(|&&k| k == water::LAND).count();
     let hits = kind

@@ -73,14 +73,17 @@ fn mesh_flags_are_checked_and_mesh_png_is_written() {
 fn river_flags_are_checked_and_rivers_png_is_written() {
     refused(
         &["--min-lake-regions", "0"],
-        "rivers.min_lake_regions = 0 is out of range: allowed 1 ..= 100000000",
+        "hydrology.min_lake_regions = 0 is out of range: allowed 1 ..= 100000000",
     );
     refused(
         &["--river-spacing", "-1"],
-        "rivers.selection.main.spacing = -1 is out of range: allowed 0 ..= 1000",
+        "hydrology.selection.main.spacing = -1 is out of range: allowed 0 ..= 1000",
     );
     // A bad choice is a clap usage error (exit 2, with clap's usage hint on further lines).
-    refused(&["--depressions", "drain"], "expected fill or carve");
+    refused(
+        &["--depressions", "drain"],
+        "[possible values: fill, carve]",
+    );
     let dir = generated(&[
         "--cells",
         "3000",
@@ -114,4 +117,134 @@ fn an_internal_failure_exits_1_with_one_line() {
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     orogen_tests::one_line(&stderr);
     assert!(stderr.contains(out.to_str().unwrap()), "{stderr}");
+}
+
+/// A flag that does not apply to the preset or layout is refused (exit 2, one line saying why
+/// and what it applies to), not silently ignored.
+#[test]
+fn flags_that_do_not_apply_are_refused() {
+    for (args, needle) in [
+        (
+            &["--classic-rivers", "3"][..],
+            "--classic-rivers: applies to the classic pipeline (--preset classic), not to preset \
+             default",
+        ),
+        (
+            &["--preset", "classic", "--engine", "unity"],
+            "--engine: applies to the mesh pipeline (every preset but classic), not to preset \
+             classic",
+        ),
+        (
+            &["--preset", "classic", "--hillshade"],
+            "--hillshade: applies to the mesh pipeline",
+        ),
+        (
+            &["--preset", "classic", "--cells", "500"],
+            "--cells: applies to the mesh pipeline",
+        ),
+        (
+            &["--anchors", "0.2,0.2", "--layout", "random"],
+            "--anchors: applies to --layout custom, not to --layout random",
+        ),
+        (
+            &["--land-centers", "3", "--layout", "cross"],
+            "--land-centers: applies to --layout random, not to --layout cross",
+        ),
+        (
+            &["--preset", "archipelago", "--land-centers", "3"],
+            "--land-centers: applies to --layout random, not to --layout archipelago-ring",
+        ),
+    ] {
+        one_line(&refused(args, needle));
+    }
+    // What does apply runs: classic knobs on the classic preset, anchors with custom.
+    generated(&[
+        "--preset",
+        "classic",
+        "--classic-rivers",
+        "3",
+        "--classic-size",
+        "65",
+        "--resolution",
+        "64",
+    ]);
+}
+
+/// Errors name the thing the user gave, and user errors exit 2 in every command.
+#[test]
+fn errors_name_what_the_user_gave() {
+    let expect = |args: &[&str], needle: &str| {
+        let out = orogen_tests::orogen(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(needle),
+            "{args:?}: `{stderr}` lacks `{needle}`"
+        );
+        one_line(&stderr);
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    expect(
+        &["export", "--world", "nosuch.npz", "--out", out],
+        "error: world file nosuch.npz: not found",
+    );
+    expect(
+        &["generate", "--config", "nosuch.toml", "--out", out],
+        "error: config file nosuch.toml: not found",
+    );
+    expect(
+        &["profile", "elevation", "--world", "nosuch.npz"],
+        "error: world file nosuch.npz: not found",
+    );
+    expect(
+        &["profile"],
+        "the following required arguments were not provided: <STAGE>",
+    );
+    // A classic world cannot be profiled stage by stage: the user's mistake, exit 2.
+    let classic = generated(&["--preset", "classic", "--resolution", "64", "--save-world"]);
+    let world = classic.path().join("world.npz");
+    expect(
+        &["profile", "elevation", "--world", world.to_str().unwrap()],
+        "made by the classic pipeline (preset classic)",
+    );
+}
+
+/// A run owns the orogen files of its folder: a later run removes what the earlier one listed
+/// and it does not write, and leaves every other file alone.
+#[test]
+fn a_run_removes_the_previous_runs_files_and_nothing_else() {
+    let dir = generated(&["--cells", "500", "--resolution", "64"]);
+    assert!(dir.path().join("colormap.png").is_file());
+    std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+    let out = orogen_tests::orogen(&[
+        "generate",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--preset",
+        "classic",
+        "--resolution",
+        "64",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("removed 15 files of the previous run"),
+        "{stdout}"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["landscape.png", "notes.txt", "world.json"]);
+    assert_eq!(
+        std::fs::read(dir.path().join("notes.txt")).unwrap(),
+        b"mine"
+    );
 }

@@ -5,29 +5,36 @@
 
 use orogen::{Config, Error};
 
-fn outcome(label: &str, config: &Config) {
-    let result = std::panic::catch_unwind(|| orogen::generate(config));
-    match result {
-        Ok(Ok(world)) => {
-            let mesh = world
-                .mesh()
-                .unwrap_or_else(|e| panic!("{label}: no mesh: {e}"));
-            assert!(mesh.n_regions() >= 3, "{label}");
-            assert!(world.has_layer("region_elevation"), "{label}");
-            // And it exports.
-            let dir = tempfile::tempdir().unwrap();
-            let files = orogen::write_outputs(&world, config, dir.path())
-                .unwrap_or_else(|e| panic!("{label}: export: {e}"));
-            assert!(
-                files.iter().any(|f| f == "heightmap.png"),
-                "{label}: {files:?}"
-            );
-        }
-        Ok(Err(err)) => assert!(
-            matches!(err, Error::Param(_) | Error::Memory { .. }) || err.is_invalid_input(),
-            "{label}: an internal error instead of a clear refusal: {err}"
-        ),
-        Err(_) => panic!("{label}: panicked"),
+/// The config must give a world, which exports; returns it for the case's own checks.
+fn world(label: &str, config: &Config) -> orogen_world::World {
+    let world = std::panic::catch_unwind(|| orogen::generate(config))
+        .unwrap_or_else(|_| panic!("{label}: panicked"))
+        .unwrap_or_else(|e| panic!("{label}: refused: {e}"));
+    let mesh = world
+        .mesh()
+        .unwrap_or_else(|e| panic!("{label}: no mesh: {e}"));
+    assert!(mesh.n_regions() >= 3, "{label}");
+    let elevation = world.view1::<f32>("region_elevation").unwrap();
+    assert!(
+        elevation.iter().all(|e| (-1.0..=1.0).contains(e)),
+        "{label}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let files = orogen::write_outputs(&world, config, dir.path())
+        .unwrap_or_else(|e| panic!("{label}: export: {e}"));
+    assert!(
+        files.iter().any(|f| f == "heightmap.png"),
+        "{label}: {files:?}"
+    );
+    world
+}
+
+/// The config must be refused before any work, naming `param`.
+fn refused(label: &str, config: &Config, param: &str) {
+    match orogen::generate(config) {
+        Err(Error::Param(e)) => assert_eq!(e.param, param, "{label}: {e}"),
+        Err(other) => panic!("{label}: not a parameter error: {other}"),
+        Ok(_) => panic!("{label}: accepted"),
     }
 }
 
@@ -38,27 +45,55 @@ fn small() -> Config {
     config
 }
 
+fn land_share(world: &orogen_world::World) -> f64 {
+    let e = world.view1::<f32>("region_elevation").unwrap();
+    e.iter().filter(|&&v| v > 0.0).count() as f64 / e.len() as f64
+}
+
 #[test]
 fn edge_cases_give_a_world_or_a_clear_error() {
+    // Three cells: the four map corners alone.
     let mut c = small();
     c.world.cells = 3;
-    outcome("3 cells", &c);
+    let w = world("3 cells", &c);
+    assert_eq!(w.mesh().unwrap().n_regions(), 4);
 
+    // A map 1000 times wider than tall: every cell inside it.
     let mut c = small();
     c.world.width = 1000.0;
     c.world.height = 1.0;
-    outcome("a map 1000x wider than tall", &c);
+    let w = world("a map 1000x wider than tall", &c);
+    let xy = &w.mesh().unwrap().region_xy;
+    assert!(xy.column(1).iter().all(|&y| (0.0..=1.0).contains(&y)));
+    assert!(xy.column(0).iter().any(|&x| x > 900.0));
+    // ... but not 10^5 times.
+    c.world.width = 1e5;
+    refused("a map 10^5 wider than tall", &c, "world.width / height");
 
-    for level in [0.0, 1.0] {
-        let mut c = small();
-        c.world.water_level = level;
-        outcome(&format!("water level {level}"), &c);
-    }
+    // Water level 1: no land at all; 0: almost all land.
+    let mut c = small();
+    c.world.water_level = 1.0;
+    assert_eq!(land_share(&world("water level 1", &c)), 0.0);
+    c.world.water_level = 0.0;
+    assert!(land_share(&world("water level 0", &c)) > 0.9);
 
+    // A single anchor on the border: land gathers there.
     let mut c = small();
     c.set_path("elevation.layout", "\"custom\"").unwrap();
     c.set_path("elevation.anchors", "[[0.0, 0.5]]").unwrap();
-    outcome("a single anchor on the border", &c);
+    let w = world("a single anchor on the border", &c);
+    let mesh = w.mesh().unwrap();
+    let e = w.view1::<f32>("region_elevation").unwrap();
+    let land_x: Vec<f64> = (0..mesh.n_regions())
+        .filter(|&r| e[r] > 0.0)
+        .map(|r| mesh.region_xy[[r, 0]])
+        .collect();
+    assert!(!land_x.is_empty());
+    assert!(land_x.iter().sum::<f64>() / (land_x.len() as f64) < 0.35);
+    // An anchor outside the map is refused, naming it.
+    c.set_path("elevation.anchors", "[[0.5, 0.5], [1.5, 0.5]]")
+        .unwrap();
+    refused("an anchor outside the map", &c, "elevation.anchors[1].x");
 }
 
 /// Builds a world on `interior` sites (plus the map's boundary sites), runs every stage after

@@ -113,3 +113,33 @@ fn a_custom_anchor_puts_the_land_in_the_top_left_of_the_heightmap() {
     assert_eq!(mm.iter().copied().max(), Some(65535));
     assert_eq!(sidecar["height_mapping"]["normalize"], "minmax");
 }
+
+/// `--normalize minmax` without a heightmap output records the range the heightmap would have
+/// used (not null metres and sea level 0), and the same as when the heightmap is written.
+#[test]
+fn a_minmax_sidecar_without_a_heightmap_records_the_worlds_range() {
+    let sidecar = |outputs: &str| {
+        let dir = orogen_tests::generated(&[
+            "--cells",
+            "3000",
+            "--resolution",
+            "128",
+            "--normalize",
+            "minmax",
+            "--outputs",
+            outputs,
+        ]);
+        let text = std::fs::read(dir.path().join("world.json")).unwrap();
+        serde_json::from_slice::<serde_json::Value>(&text).unwrap()["height_mapping"].clone()
+    };
+    let without = sidecar("colormap");
+    let with = sidecar("colormap,heightmap");
+    let lo = without["metres_at_0"].as_f64().expect("metres at 0");
+    let hi = without["metres_at_65535"]
+        .as_f64()
+        .expect("metres at 65535");
+    assert!(lo < 0.0 && 0.0 < hi, "{without}");
+    let sea = without["sea_level_u16"].as_u64().unwrap();
+    assert!(0 < sea && sea < 65535, "{without}");
+    assert_eq!(without, with);
+}

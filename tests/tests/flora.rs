@@ -92,7 +92,7 @@ fn check_flora(world: &World, config: &orogen::Config) {
         .collect();
     let (w, h) = (world.meta.width, world.meta.height);
     let locator = SiteLocator::new(sites, w, h);
-    let water = world.view1::<u8>("region_water").ok();
+    let water = world.water_kinds().ok();
     // Rivers, with a clearance slightly under the stage's (rounding).
     let rivers: Vec<Vec<[f64; 2]>> = match world.offsets("rivers") {
         Ok(offsets) => {

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 /// One parameter and a value it must refuse.
 #[derive(Clone, Debug)]
 struct Row {
-    /// The config path (`rivers.selection.main.spacing`).
+    /// The config path (`hydrology.selection.main.spacing`).
     key: String,
     /// A bad value as a TOML literal.
     value: String,
@@ -117,7 +117,11 @@ fn rows() -> Vec<Row> {
             "\"hex\"",
             "`uniform`, `jittered`, `poisson`",
         ),
-        typed("preset", "\"voxel\"", "`mesh` or `classic`"),
+        typed(
+            "preset",
+            "\"voxel\"",
+            "`default`, `reference`, `classic`, `archipelago`, `continent`",
+        ),
         range("export.resolution", "100000", "1 ..= 32768").flag("--resolution"),
         typed(
             "export.outputs",
@@ -127,7 +131,7 @@ fn rows() -> Vec<Row> {
         range(
             "export.outputs",
             "[\"landscape\"]",
-            "default, all or an output preset mesh makes: colormap",
+            "default, all or an output the mesh pipeline makes: colormap",
         )
         .flag_with("--outputs", "heightmap,landscape"),
         typed("export.normalize", "\"log\"", "`fixed` or `minmax`"),
@@ -140,23 +144,23 @@ fn rows() -> Vec<Row> {
         range("export.glb_resolution", "4098", "2 ..= 4097").flag("--glb-resolution"),
         range("export.preview_width", "63", "64 ..= 8192").flag("--preview-width"),
         range("export.preview_exaggeration", "0.5", "1 ..= 50").flag("--preview-exaggeration"),
-        typed("rivers.depressions", "\"drain\"", "`fill` or `carve`"),
-        range("rivers.min_lake_regions", "0", "1 ..= 100000000").flag("--min-lake-regions"),
-        range("rivers.selection.min_flow", "-1.0", "0 ..= 1000000000"),
-        range("rivers.selection.min_flow_per_corner", "1.5", "0 ..= 1"),
+        typed("hydrology.depressions", "\"drain\"", "`fill` or `carve`"),
+        range("hydrology.min_lake_regions", "0", "1 ..= 100000000").flag("--min-lake-regions"),
+        range("hydrology.selection.min_flow", "-1.0", "0 ..= 1000000000"),
+        range("hydrology.selection.min_flow_per_corner", "1.5", "0 ..= 1"),
         range(
-            "rivers.selection.extend_min_flow",
+            "hydrology.selection.extend_min_flow",
             "0.5",
             "1 ..= 1000000000",
         )
         .flag("--river-extend-flow"),
-        range("rivers.selection.width_base", "101.0", "0 ..= 100"),
-        range("rivers.selection.width_scale", "-0.1", "0 ..= 100"),
-        range("rivers.selection.width_exponent", "0.0", "0.01 ..= 10"),
-        range("rivers.selection.opacity_base", "1.5", "0 ..= 1"),
+        range("hydrology.selection.width_base", "101.0", "0 ..= 100"),
+        range("hydrology.selection.width_scale", "-0.1", "0 ..= 100"),
+        range("hydrology.selection.width_exponent", "0.0", "0.01 ..= 10"),
+        range("hydrology.selection.opacity_base", "1.5", "0 ..= 1"),
     ];
     for pass in ["main", "tributary"] {
-        let key = |field: &str| format!("rivers.selection.{pass}.{field}");
+        let key = |field: &str| format!("hydrology.selection.{pass}.{field}");
         rows.extend([
             range(&key("top_fraction"), "1.5", "0 ..= 1"),
             range(&key("min_hops"), "1000001", "0 ..= 1000000"),
@@ -167,20 +171,24 @@ fn rows() -> Vec<Row> {
     }
     rows.extend([
         range(
-            "rivers.selection.main.max_rivers_sqrt",
+            "hydrology.selection.main.max_rivers_sqrt",
             "-1.0",
             "0 ..= 1000",
         )
         .flag("--main-rivers"),
-        range("rivers.selection.main.spacing", "-1.0", "0 ..= 1000").flag("--river-spacing"),
+        range("hydrology.selection.main.spacing", "-1.0", "0 ..= 1000").flag("--river-spacing"),
         range(
-            "rivers.selection.tributary.max_rivers_sqrt",
+            "hydrology.selection.tributary.max_rivers_sqrt",
             "1001.0",
             "0 ..= 1000",
         )
         .flag("--tributaries"),
-        range("rivers.selection.tributary.spacing", "-1.0", "0 ..= 1000")
-            .flag("--tributary-spacing"),
+        range(
+            "hydrology.selection.tributary.spacing",
+            "-1.0",
+            "0 ..= 1000",
+        )
+        .flag("--tributary-spacing"),
         typed("elevation.layout", "\"spiral\"", "random"),
         range("elevation.land_centers", "0", "1 ..= 1000").flag("--land-centers"),
         range("elevation.anchors", "[[0.5, 0.5], [1.5, 0.2]]", "0 ..= 1")
@@ -264,7 +272,7 @@ fn rows() -> Vec<Row> {
         range("classic.elevation.fbm.lacunarity", "5.0", "1 ..= 4"),
         range("classic.elevation.fbm.gain", "-0.1", "0 ..= 1"),
         range("classic.elevation.fbm.warp", "11.0", "0 ..= 10"),
-        range("classic.rivers.count", "100001", "0 ..= 100000").flag("--rivers"),
+        range("classic.rivers.count", "100001", "0 ..= 100000").flag("--classic-rivers"),
         range("classic.rivers.source_min", "1.5", "0 ..= 1"),
         range("classic.rivers.tries", "0", "1 ..= 1000000"),
         range("classic.rivers.water_level", "-0.5", "0 ..= 1"),
@@ -378,8 +386,8 @@ fn section_validate(config: &Config, key: &str) -> Result<(), ParamError> {
     match key.split('.').next().unwrap() {
         "world" => world.validate(),
         "mesh" => config.mesh.validate(),
-        "export" => config.export.validate(world, config.preset),
-        "rivers" => config.rivers.validate(),
+        "export" => config.export.validate(world, config.pipeline()),
+        "hydrology" => config.hydrology.validate(),
         "elevation" => config.elevation.validate_for_map(world.width, world.height),
         "biome" => config.biome.validate(),
         "flora" => config.flora.validate(),
@@ -530,7 +538,13 @@ fn every_bad_value_is_refused_by_the_command_line() {
         check(path, orogen_tests::refused(&["--config", path], ""));
         if let Some((flag, spelled)) = row.flag {
             let value = spelled.unwrap_or(row.value.trim_matches('"'));
-            check(flag, orogen_tests::refused(&[flag, value], ""));
+            // A classic flag applies to the classic preset only.
+            let args: &[&str] = if row.key.starts_with("classic.") {
+                &["--preset", "classic", flag, value]
+            } else {
+                &[flag, value]
+            };
+            check(flag, orogen_tests::refused(args, ""));
         }
     });
 }
@@ -593,4 +607,24 @@ fn requests_beyond_the_machine_are_refused_before_any_work() {
     }
     // The default world fits in far less.
     assert!(Config::default().check_memory(GIB).is_ok());
+}
+
+/// The README's table of flags is `orogen params --markdown`, so it cannot drift from the code.
+#[test]
+fn the_readme_table_is_the_generated_one() {
+    let readme = std::fs::read_to_string(orogen_tests::workspace_root().join("README.md")).unwrap();
+    let begin = "<!-- BEGIN orogen params --markdown -->\n";
+    let end = "<!-- END orogen params --markdown -->";
+    let start = readme.find(begin).expect("the README marks its table") + begin.len();
+    let stop = readme[start..].find(end).expect("the table's end marker") + start;
+    let out = orogen_tests::orogen(&["params", "--markdown"]);
+    assert!(out.status.success());
+    let generated = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(generated, orogen::params::markdown());
+    assert_eq!(
+        &readme[start..stop],
+        generated,
+        "README.md's table differs from `orogen params --markdown`: paste its output between the \
+         markers"
+    );
 }

@@ -104,10 +104,14 @@ fn glb_of_a_real_world_passes_the_khronos_validator() {
             eprintln!("validator: {}", report.text);
             assert_eq!(report.errors, 0, "{}", report.text);
         }
-        Ok(None) => eprintln!(
-            "\n*** SKIPPED glb_of_a_real_world_passes_the_khronos_validator: node or \
-             tools/gltf-validator/node_modules missing (cd tools/gltf-validator && npm ci) ***\n"
-        ),
+        Ok(None) => {
+            orogen_world::testing::require(
+                false,
+                "glb_of_a_real_world_passes_the_khronos_validator",
+                "node or tools/gltf-validator/node_modules/gltf-validator",
+                "apt-get install nodejs npm, then `cd tools/gltf-validator && npm ci`",
+            );
+        }
         Err(e) => panic!("validator failed to run: {e}"),
     }
 }
@@ -149,11 +153,12 @@ fn blender_ready() -> bool {
 
 #[test]
 fn blender_renders_a_small_world() {
-    if !blender_ready() {
-        eprintln!(
-            "\n*** SKIPPED blender_renders_a_small_world: no `blender` (with NumPy) on PATH \
-             (apt-get install blender python3-numpy) ***\n"
-        );
+    if !orogen_world::testing::require(
+        blender_ready(),
+        "blender_renders_a_small_world",
+        "`blender` (with NumPy) on PATH",
+        "apt-get install blender python3-numpy",
+    ) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

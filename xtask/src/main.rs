@@ -10,16 +10,32 @@
 //! - `cargo xtask bench [ARGS]`: `cargo bench -p orogen-benches ARGS`.
 //! - `cargo xtask render3d [ARGS]`: `orogen render3d --script tools/blender/render.py ARGS`
 //!   (Blender renders `out/world.glb` into `out/render3d.png`).
+//!
+//! The build shows cargo's own progress (the first release build takes several minutes on a
+//! 2-core machine). A missing or unknown task prints the usage and exits with 2.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-fn main() -> Result<()> {
+const USAGE: &str = "usage: cargo xtask <generate|profile|serve|render3d|bench> [ARGS]";
+
+fn main() -> std::process::ExitCode {
+    match task() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // One line, never a backtrace: these are the user's mistakes or a tool's failure.
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+fn task() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let Some(task) = args.next() else {
-        bail!("usage: cargo xtask <generate|profile|serve|render3d|bench> [ARGS]");
+        bail!("no task given; {USAGE}");
     };
     let rest: Vec<String> = args.collect();
     match task.as_str() {
@@ -54,16 +70,20 @@ fn main() -> Result<()> {
             .current_dir(root())
             .args(["bench", "-p", "orogen-benches"])
             .args(&rest)),
-        other => bail!("unknown task `{other}`; known: generate, profile, serve, render3d, bench"),
+        other => bail!("unknown task `{other}`; {USAGE}"),
     }
 }
 
-/// Builds `orogen` in release and runs it with `args`, passing its exit code on.
+/// Builds `orogen` in release (with cargo's progress: the first build takes minutes) and runs
+/// it with `args`, passing its exit code on.
 fn run_orogen(args: &[String]) -> Result<()> {
+    eprintln!(
+        "building orogen in release (cargo build --release -p orogen; the first build takes \
+         several minutes on a 2-core machine, later ones seconds)"
+    );
     run(Command::new(cargo()).current_dir(root()).args([
         "build",
         "--release",
-        "--quiet",
         "-p",
         "orogen",
         "--bin",

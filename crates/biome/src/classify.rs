@@ -274,28 +274,58 @@ mod tests {
         assert_eq!(t.land_biome(0.9, 0.1), Biome::Snow);
     }
 
+    /// The default table against the README's legend, written out by hand (not computed by
+    /// the code under test): each zone inside and at its edges (a zone holds its lower edge).
     #[test]
-    fn classification_is_pure_and_total() {
+    fn the_default_table_classifies_as_documented() {
+        use Biome::*;
         let t = Whittaker::default();
-        // Same inputs, same answer, in any order; out-of-range and NaN inputs are clamped.
-        let samples: Vec<(f32, f32)> = (0..=40)
-            .flat_map(|i| (0..=40).map(move |j| (i as f32 / 40.0, j as f32 / 40.0)))
-            .collect();
-        let forward: Vec<Biome> = samples.iter().map(|&(e, m)| t.land_biome(e, m)).collect();
-        let backward: Vec<Biome> = samples
-            .iter()
-            .rev()
-            .map(|&(e, m)| t.land_biome(e, m))
-            .collect();
-        assert!(forward.iter().eq(backward.iter().rev()));
-        assert!(forward.iter().all(|b| !b.is_water()));
-        assert_eq!(t.land_biome(-3.0, 0.5), t.land_biome(0.0, 0.5));
-        assert_eq!(t.land_biome(7.0, 2.0), t.land_biome(1.0, 1.0));
-        assert_eq!(t.land_biome(f32::NAN, f32::NAN), t.land_biome(0.0, 0.0));
+        let expected: &[(f32, f32, Biome)] = &[
+            // The beach: the lowest land, any moisture.
+            (0.0, 0.0, Beach),
+            (0.029, 1.0, Beach),
+            // Low land [0.03, 0.12): desert, grassland from 0.3, rainforest from 0.6.
+            (0.03, 0.0, Desert),
+            (0.1, 0.29, Desert),
+            (0.1, 0.3, Grassland),
+            (0.11, 0.59, Grassland),
+            (0.11, 0.6, Rainforest),
+            (0.119, 1.0, Rainforest),
+            // Upper low land [0.12, 0.22): desert, grassland from 0.3, forest from 0.6.
+            (0.12, 0.1, Desert),
+            (0.2, 0.45, Grassland),
+            (0.2, 0.6, Forest),
+            (0.219, 0.99, Forest),
+            // Mid land [0.22, 0.40): grassland, taiga from 0.4.
+            (0.22, 0.0, Grassland),
+            (0.39, 0.39, Grassland),
+            (0.3, 0.4, Taiga),
+            (0.399, 1.0, Taiga),
+            // High land [0.40, 0.68): mountain, tundra from 0.4, snow from 0.7.
+            (0.4, 0.0, Mountain),
+            (0.6, 0.39, Mountain),
+            (0.5, 0.4, Tundra),
+            (0.67, 0.69, Tundra),
+            (0.5, 0.7, Snow),
+            // The highest land [0.68, 1]: snow.
+            (0.68, 0.0, Snow),
+            (1.0, 0.5, Snow),
+            // Out of range and NaN inputs are clamped into the table.
+            (-3.0, 0.5, Beach),
+            (7.0, 0.0, Snow),
+            (0.5, 2.0, Snow),
+            (0.5, -1.0, Mountain),
+            (f32::NAN, f32::NAN, Beach),
+        ];
+        for &(e, m, biome) in expected {
+            assert_eq!(t.land_biome(e, m), biome, "elevation {e}, moisture {m}");
+        }
+        // Water kinds come first, whatever the elevation and moisture.
         let ids = classify_regions(&t, &[0.5, 0.5, 0.5], &[0.3, 0.3, 0.3], &[0, 1, 2]);
-        assert_eq!(ids[1], Biome::Ocean.id());
-        assert_eq!(ids[2], Biome::Lake.id());
-        assert_eq!(ids[0], t.land_biome(0.5, 0.3).id());
+        assert_eq!(
+            ids,
+            vec![Mountain.id(), Biome::Ocean.id(), Biome::Lake.id()]
+        );
     }
 
     #[test]

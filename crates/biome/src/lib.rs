@@ -65,7 +65,7 @@ pub mod moisture;
 
 use ndarray::{Array1, Array3};
 use orogen_world::ids::water;
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, Spec, check_specs, in_range};
 use orogen_world::{Domain, World, WorldError, seed};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -169,23 +169,131 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Every parameter of a config, described once (`noise_scale` is the pipeline's, not a
+    /// config's: it follows the elevation's).
+    pub const SPECS: &[Spec<Params>] = &[
+        Spec::float(
+            "scale_factor",
+            "Moisture noise scale over the elevation noise scale",
+            0.01,
+            100.0,
+            |p: &Params| p.scale_factor,
+        ),
+        Spec::float(
+            "offset",
+            "Offset of the moisture field in noise space",
+            -1e6,
+            1e6,
+            |p: &Params| p.offset,
+        ),
+        Spec::int(
+            "octaves",
+            "fBm octaves of the moisture noise",
+            1,
+            16,
+            |p: &Params| p.octaves as i128,
+        ),
+        Spec::float(
+            "water_boost",
+            "Moisture added at the water's edge (ocean, lakes, rivers)",
+            0.0,
+            1.0,
+            |p: &Params| p.water_boost.into(),
+        ),
+        Spec::float(
+            "water_decay",
+            "Decay length of the water boost",
+            1e-4,
+            1.0,
+            |p: &Params| p.water_decay,
+        )
+        .unit("map widths"),
+        Spec::float(
+            "altitude_drying",
+            "Drier with altitude: moisture x (1 - k elevation) below the snow caps",
+            0.0,
+            1.0,
+            |p: &Params| p.altitude_drying.into(),
+        ),
+        Spec::float(
+            "snowcap_elevation",
+            "Stored elevation from which land keeps its moisture (snow caps)",
+            0.0,
+            1.0,
+            |p: &Params| p.snowcap_elevation.into(),
+        ),
+        Spec::float(
+            "snowcap_boost",
+            "Moisture factor of snow caps",
+            1.0,
+            10.0,
+            |p: &Params| p.snowcap_boost.into(),
+        ),
+        Spec::float(
+            "wind",
+            "Weight of wind-carried rain with rain shadows; 0 turns it off",
+            0.0,
+            4.0,
+            |p: &Params| p.wind.into(),
+        ),
+        Spec::float(
+            "wind_angle",
+            "Direction the wind blows towards (0 east, 90 south)",
+            -360.0,
+            360.0,
+            |p: &Params| p.wind_angle,
+        )
+        .unit("degrees"),
+        Spec::float(
+            "wind_rain_rate",
+            "How fast the air rains out over flat land, per map width",
+            0.0,
+            1000.0,
+            |p: &Params| p.wind_rain_rate,
+        ),
+        Spec::float(
+            "wind_orographic",
+            "Rain per unit of stored elevation climbed",
+            0.0,
+            100.0,
+            |p: &Params| p.wind_orographic.into(),
+        ),
+        Spec::other(
+            "redistribute",
+            "Redistribute land moisture by rank (false keeps raw moisture)",
+            "true or false",
+        ),
+        Spec::float(
+            "wetness",
+            "Bend land moisture: above 0 wetter, below 0 drier",
+            -1.0,
+            1.0,
+            |p: &Params| p.wetness.into(),
+        ),
+        Spec::float(
+            "blur_sigma",
+            "Gaussian blur sigma of the biome colour table",
+            0.0,
+            64.0,
+            |p: &Params| p.blur_sigma,
+        )
+        .unit("table steps"),
+        Spec::other(
+            "whittaker",
+            "The Whittaker table: elevation bands of moisture zones",
+            "bands of zones (see the crate docs)",
+        ),
+        Spec::other(
+            "palette",
+            "Biome and water colours",
+            "[r, g, b] in 0 ..= 1 per colour",
+        ),
+    ];
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
         in_range("noise_scale", self.noise_scale, 0.01..=1000.0)?;
-        in_range("scale_factor", self.scale_factor, 0.01..=100.0)?;
-        in_range("offset", self.offset, -1e6..=1e6)?;
-        in_range("octaves", self.octaves, 1..=16)?;
-        in_range("water_boost", self.water_boost, 0.0..=1.0)?;
-        in_range("water_decay", self.water_decay, 1e-4..=1.0)?;
-        in_range("altitude_drying", self.altitude_drying, 0.0..=1.0)?;
-        in_range("snowcap_elevation", self.snowcap_elevation, 0.0..=1.0)?;
-        in_range("snowcap_boost", self.snowcap_boost, 1.0..=10.0)?;
-        in_range("wind", self.wind, 0.0..=4.0)?;
-        in_range("wind_angle", self.wind_angle, -360.0..=360.0)?;
-        in_range("wind_rain_rate", self.wind_rain_rate, 0.0..=1000.0)?;
-        in_range("wind_orographic", self.wind_orographic, 0.0..=100.0)?;
-        in_range("wetness", self.wetness, -1.0..=1.0)?;
-        in_range("blur_sigma", self.blur_sigma, 0.0..=64.0)?;
+        check_specs(self, Self::SPECS)?;
         self.whittaker
             .validate()
             .map_err(|e| e.prefixed("whittaker."))?;
@@ -227,7 +335,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
     let mesh = world.mesh()?;
     let n_regions = mesh.n_regions();
     let elevation = world.view1::<f32>("region_elevation")?.to_vec();
-    let water_kind = world.view1::<u8>("region_water")?.to_vec();
+    let water_kind = world.water_kinds()?;
     let rivers = river_regions(world, n_regions)?;
     let is_water: Vec<bool> = water_kind
         .iter()

@@ -148,7 +148,7 @@ pub(crate) mod rand_core_shim {
     /// A uniform f64 in [0, 1) from the top 53 bits of one draw.
     #[inline]
     pub fn uniform01(rng: &mut impl Rng) -> f64 {
-        (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        orogen_world::seed::unit_f64(rng.next_u64())
     }
 }
 

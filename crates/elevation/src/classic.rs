@@ -1,7 +1,7 @@
 //! The classic landscape's heightmap as a pipeline step: a (2^n + 1)^2 diamond-square grid (or
 //! raster fBm) normalised to [0, 1], written to `raster_elevation` with no mesh needed.
 
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, ParamInfo, Spec, check_specs, describe_specs};
 use orogen_world::{Domain, World};
 use serde::{Deserialize, Serialize};
 
@@ -52,10 +52,45 @@ impl Default for ClassicParams {
 }
 
 impl ClassicParams {
+    /// Every parameter outside the fBm, described once.
+    pub const SPECS: &[Spec<ClassicParams>] = &[
+        Spec::choice(
+            "source",
+            "Classic heightmap source",
+            &["diamond-square", "fbm"],
+        ),
+        Spec::int(
+            "size",
+            "Classic heightmap side, 2^n + 1",
+            3,
+            (1 << MAX_LEVELS) + 1,
+            |p: &ClassicParams| p.size as i128,
+        ),
+        Spec::float(
+            "roughness",
+            "Diamond-square roughness, halved each level",
+            0.0,
+            10.0,
+            |p: &ClassicParams| p.roughness.into(),
+        ),
+        Spec::other(
+            "corners",
+            "Diamond-square corner seeding",
+            "{ fixed = V } with V in -10 ..= 10, or \"random\" (uniform in [-1, 1])",
+        ),
+    ];
+
+    /// Every parameter (paths relative to these params).
+    pub fn param_table() -> Vec<ParamInfo> {
+        let mut rows = describe_specs("", Self::SPECS);
+        rows.extend(describe_specs("fbm.", FbmParams::SPECS));
+        rows
+    }
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
         let max = (1usize << MAX_LEVELS) + 1;
-        in_range("size", self.size, 3..=max)?;
+        check_specs(self, Self::SPECS)?;
         if !(self.size - 1).is_power_of_two() {
             return Err(ParamError::new(
                 "size",

@@ -43,7 +43,7 @@ pub mod raster;
 pub mod shape;
 
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, ParamInfo, Spec, check_specs, describe_specs, in_range};
 use orogen_world::{Domain, World, WorldError, seed};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -142,16 +142,74 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Every parameter outside the fBm, the curve and diamond-square, described once.
+    pub const SPECS: &[Spec<Params>] = &[
+        Spec::choice(
+            "layout",
+            "Anchor layout",
+            &[
+                "random",
+                "four-corners",
+                "centre-island",
+                "two-continents-ew",
+                "two-continents-ns",
+                "archipelago-ring",
+                "cross",
+                "custom",
+            ],
+        ),
+        Spec::int(
+            "land_centers",
+            "Random land anchors (layout random)",
+            1,
+            anchors::MAX_ANCHORS as i128,
+            |p: &Params| p.land_centers as i128,
+        ),
+        Spec::other(
+            "anchors",
+            "Custom land anchors in map coordinates (x right, y down; layout custom)",
+            "[[x, y], ...] inside the map",
+        ),
+        Spec::choice(
+            "raster.source",
+            "Raster elevation source",
+            &["none", "diamond-square", "fbm"],
+        ),
+        Spec::int(
+            "raster.fbm_side",
+            "Side of the raster-fBm grid",
+            2,
+            8193,
+            |p: &Params| p.raster.fbm_side as i128,
+        ),
+        Spec::other(
+            "raster.drive_regions",
+            "Sample the raster for the regions' noise instead of point noise",
+            "true only with a raster source",
+        ),
+    ];
+
+    /// Every parameter of the stage (paths relative to these params).
+    pub fn param_table() -> Vec<ParamInfo> {
+        let mut rows = describe_specs("fbm.", FbmParams::SPECS);
+        rows.extend(describe_specs("", Self::SPECS));
+        rows.extend(describe_specs("curve.", PowerCurve::SPECS));
+        rows.extend(describe_specs(
+            "raster.diamond_square.",
+            DiamondSquare::SPECS,
+        ));
+        rows
+    }
+
     /// Checks every field that does not depend on the map; see also [`Params::validate_for_map`].
     pub fn validate(&self) -> Result<(), ParamError> {
         self.fbm.validate().map_err(|e| e.prefixed("fbm."))?;
-        in_range("land_centers", self.land_centers, 1..=anchors::MAX_ANCHORS)?;
+        check_specs(self, Self::SPECS)?;
         self.curve.validate().map_err(|e| e.prefixed("curve."))?;
         self.raster
             .diamond_square
             .validate()
             .map_err(|e| e.prefixed("raster.diamond_square."))?;
-        in_range("raster.fbm_side", self.raster.fbm_side, 2..=8193)?;
         if self.raster.drive_regions && self.raster.source == RasterSource::None {
             return Err(ParamError::new(
                 "raster.drive_regions",

@@ -25,7 +25,7 @@
 
 use fastnoise_lite::{FastNoiseLite, NoiseType};
 use ndarray::{Array1, ArrayView2, Axis, Zip};
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, Spec, check_specs};
 use orogen_world::seed;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -100,14 +100,45 @@ impl Default for FbmParams {
 }
 
 impl FbmParams {
+    /// Every parameter, described once.
+    pub const SPECS: &[Spec<FbmParams>] = &[
+        Spec::choice("noise", "Noise basis", &["perlin", "simplex"]),
+        Spec::float(
+            "noise_scale",
+            "Noise features across the map's shorter side",
+            0.01,
+            1000.0,
+            |p: &FbmParams| p.noise_scale,
+        ),
+        Spec::int("octaves", "fBm octaves", 1, 16, |p: &FbmParams| {
+            p.octaves.into()
+        }),
+        Spec::float(
+            "lacunarity",
+            "fBm frequency factor between octaves",
+            1.0,
+            4.0,
+            |p: &FbmParams| p.lacunarity,
+        ),
+        Spec::float(
+            "gain",
+            "fBm gain (amplitude factor per octave; 0.4 gives smoother land)",
+            0.0,
+            1.0,
+            |p: &FbmParams| p.gain,
+        ),
+        Spec::float(
+            "warp",
+            "Domain warp, in first-octave noise cells (0: off)",
+            0.0,
+            10.0,
+            |p: &FbmParams| p.warp,
+        ),
+    ];
+
     /// Checks every field; the error names the allowed range.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("noise_scale", self.noise_scale, 0.01..=1000.0)?;
-        in_range("octaves", self.octaves, 1..=16)?;
-        in_range("lacunarity", self.lacunarity, 1.0..=4.0)?;
-        in_range("gain", self.gain, 0.0..=1.0)?;
-        in_range("warp", self.warp, 0.0..=10.0)?;
-        Ok(())
+        check_specs(self, Self::SPECS)
     }
 }
 

@@ -10,7 +10,7 @@
 //! Within one step, no point reads another point of the same step, so the order does not matter.
 
 use ndarray::{Array2, Axis};
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, Spec, check_specs, in_range};
 use orogen_world::seed;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -54,10 +54,32 @@ impl Default for DiamondSquare {
 }
 
 impl DiamondSquare {
+    /// Every parameter, described once.
+    pub const SPECS: &[Spec<DiamondSquare>] = &[
+        Spec::int(
+            "levels",
+            "Diamond-square levels: the grid is (2^levels + 1)^2",
+            1,
+            MAX_LEVELS as i128,
+            |p: &DiamondSquare| p.levels.into(),
+        ),
+        Spec::float(
+            "roughness",
+            "Diamond-square roughness, halved each level",
+            0.0,
+            10.0,
+            |p: &DiamondSquare| p.roughness.into(),
+        ),
+        Spec::other(
+            "corners",
+            "Diamond-square corner seeding",
+            "{ fixed = V } with V in -10 ..= 10, or \"random\" (uniform in [-1, 1])",
+        ),
+    ];
+
     /// Checks every field; the error names the allowed range.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("levels", self.levels, 1..=MAX_LEVELS)?;
-        in_range("roughness", self.roughness, 0.0..=10.0)?;
+        check_specs(self, Self::SPECS)?;
         if let CornerSeed::Fixed(v) = self.corners {
             in_range("corners.fixed", v, -10.0..=10.0)?;
         }

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use ndarray::{Array1, ArrayView1, ArrayView2, Zip};
 use orogen_world::Csr;
 use orogen_world::ids::water;
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, Spec, check_specs};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -39,13 +39,41 @@ impl Default for PowerCurve {
 }
 
 impl PowerCurve {
+    /// Every parameter, described once.
+    pub const SPECS: &[Spec<PowerCurve>] = &[
+        Spec::float(
+            "breakpoint",
+            "Where the coast ends, on the normalised land height",
+            0.0,
+            1.0,
+            |p: &PowerCurve| p.breakpoint,
+        ),
+        Spec::float(
+            "coast_factor",
+            "Slope of the coastal part of the power curve",
+            0.001,
+            100.0,
+            |p: &PowerCurve| p.coast_factor,
+        ),
+        Spec::float(
+            "inland_factor",
+            "Factor of the inland part of the power curve",
+            0.0,
+            100.0,
+            |p: &PowerCurve| p.inland_factor,
+        ),
+        Spec::float(
+            "inland_exponent",
+            "Exponent of the inland part of the power curve",
+            0.1,
+            10.0,
+            |p: &PowerCurve| p.inland_exponent,
+        ),
+    ];
+
     /// Checks every field; the error names the allowed range.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("breakpoint", self.breakpoint, 0.0..=1.0)?;
-        in_range("coast_factor", self.coast_factor, 0.001..=100.0)?;
-        in_range("inland_factor", self.inland_factor, 0.0..=100.0)?;
-        in_range("inland_exponent", self.inland_exponent, 0.1..=10.0)?;
-        Ok(())
+        check_specs(self, Self::SPECS)
     }
 
     /// The inland offset that keeps the curve continuous: `coast_factor * breakpoint`.

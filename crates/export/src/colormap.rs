@@ -246,7 +246,7 @@ pub fn colormap(
 ) -> Result<Array3<u8>, ExportError> {
     let mesh = world.mesh()?;
     let region_m = world.view1::<f32>("region_moisture")?;
-    let region_w = world.view1::<u8>("region_water")?;
+    let region_w = world.water_kinds()?;
     let table = world.view::<f32>("biome_color_table")?;
     let table = table
         .into_dimensionality::<ndarray::Ix3>()

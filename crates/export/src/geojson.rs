@@ -239,7 +239,7 @@ pub fn feature_collection(world: &World) -> Result<Value, ExportError> {
     let mut features = Vec::new();
     let counts = hull_edges(mesh);
     let water_kind: Option<Vec<u8>> = if world.has_layer("region_water") {
-        Some(world.view1::<u8>("region_water")?.to_vec())
+        Some(world.water_kinds()?)
     } else if world.has_layer("region_elevation") {
         let e = world.view1::<f32>("region_elevation")?;
         Some(

@@ -41,23 +41,7 @@ fn to_u16(
     normalize: Normalize,
 ) -> (Array2<u16>, HeightMapping) {
     let meta = &world.meta;
-    let range = match normalize {
-        Normalize::Fixed => (-meta.max_depth_m, meta.max_height_m),
-        Normalize::MinMax => {
-            let (lo, hi) = master
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &m| {
-                    (lo.min(f64::from(m)), hi.max(f64::from(m)))
-                });
-            if lo < hi {
-                (lo, hi)
-            } else if lo.is_finite() {
-                (lo, lo + 1.0)
-            } else {
-                (0.0, 1.0)
-            }
-        }
-    };
+    let range = heights::range_of_metres(master.iter().map(|&m| f64::from(m)), meta, normalize);
     let pixels =
         ndarray::Zip::from(master).par_map_collect(|&m| heights::to_u16(f64::from(m), range));
     (pixels, HeightMapping::new(meta, normalize, range))

@@ -30,19 +30,34 @@ pub fn metres(e: f32, meta: &WorldMeta) -> f64 {
     }
 }
 
-/// The metre range (at 0, at 65535) of a 16-bit export.
+/// The metre range (at 0, at 65535) of a 16-bit export of these elevations.
 pub fn range_m(elevations: &[f32], meta: &WorldMeta, normalize: Normalize) -> (f64, f64) {
+    range_of_metres(elevations.iter().map(|&e| metres(e, meta)), meta, normalize)
+}
+
+/// The metre range (at 0, at 65535) of a 16-bit export of these heights in metres: the fixed
+/// range, or their own min ..= max (one metre wide when they are all equal; 0 ..= 1 when there
+/// are none, so the mapping is always finite).
+pub fn range_of_metres(
+    metres: impl IntoIterator<Item = f64>,
+    meta: &WorldMeta,
+    normalize: Normalize,
+) -> (f64, f64) {
     match normalize {
         Normalize::Fixed => (-meta.max_depth_m, meta.max_height_m),
         Normalize::MinMax => {
-            let (lo, hi) =
-                elevations
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &e| {
-                        let m = metres(e, meta);
-                        (lo.min(m), hi.max(m))
-                    });
-            if lo < hi { (lo, hi) } else { (lo, lo + 1.0) }
+            let (lo, hi) = metres
+                .into_iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+                    (lo.min(m), hi.max(m))
+                });
+            if lo < hi {
+                (lo, hi)
+            } else if lo.is_finite() {
+                (lo, lo + 1.0)
+            } else {
+                (0.0, 1.0)
+            }
         }
     }
 }
@@ -72,5 +87,8 @@ mod tests {
         );
         let mm = range_m(&[-0.5, 0.25], &meta, Normalize::MinMax);
         assert_eq!(mm, (-500.0, 500.0));
+        // Flat and empty sets still map to a finite range.
+        assert_eq!(range_m(&[0.5], &meta, Normalize::MinMax), (1000.0, 1001.0));
+        assert_eq!(range_m(&[], &meta, Normalize::MinMax), (0.0, 1.0));
     }
 }

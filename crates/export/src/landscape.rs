@@ -23,7 +23,7 @@ use std::fmt;
 
 use ndarray::{Array2, Array3, ArrayView2};
 use orogen_world::interp::sample_bilinear;
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, Spec, check_specs, in_range};
 use orogen_world::{World, WorldError};
 use rayon::prelude::*;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -165,6 +165,85 @@ impl Default for LandscapeStyle {
 }
 
 impl LandscapeStyle {
+    /// Every parameter, described once.
+    pub const SPECS: &[Spec<LandscapeStyle>] = &[
+        Spec::other(
+            "bands",
+            "The colour bands, lowest first",
+            "1 ..= 64 bands, upper increasing within 0 ..= 1",
+        ),
+        Spec::float(
+            "water_level",
+            "Elevation below which water is washed over the terrain",
+            0.0,
+            1.0,
+            |p: &LandscapeStyle| p.water_level.into(),
+        ),
+        Spec::other("water_color", "The water wash colour", "#rrggbb"),
+        Spec::float(
+            "water_alpha",
+            "The water wash opacity",
+            0.0,
+            1.0,
+            |p: &LandscapeStyle| p.water_alpha.into(),
+        ),
+        Spec::int(
+            "antialias",
+            "Sub-samples per pixel side for the terrain colours",
+            1,
+            8,
+            |p: &LandscapeStyle| p.antialias.into(),
+        ),
+        Spec::float(
+            "hillshade",
+            "Hillshade strength on land (0 none, 1 full Lambert)",
+            0.0,
+            1.0,
+            |p: &LandscapeStyle| p.hillshade.into(),
+        ),
+        Spec::float(
+            "relief",
+            "The relief the hillshade assumes: elevation 1 stands this high",
+            0.0,
+            10.0,
+            |p: &LandscapeStyle| p.relief.into(),
+        )
+        .unit("map widths"),
+        Spec::other("river_color", "River colour", "#rrggbb"),
+        Spec::float(
+            "river_alpha",
+            "River opacity",
+            0.0,
+            1.0,
+            |p: &LandscapeStyle| p.river_alpha.into(),
+        ),
+        Spec::float(
+            "river_width_px",
+            "River width",
+            0.1,
+            100.0,
+            |p: &LandscapeStyle| p.river_width_px,
+        )
+        .unit("px"),
+        Spec::other("leaf_dark", "Leaf colour in shade", "#rrggbb"),
+        Spec::other("leaf_light", "Leaf colour in the sun", "#rrggbb"),
+        Spec::float(
+            "leaf_alpha",
+            "Leaf opacity",
+            0.0,
+            1.0,
+            |p: &LandscapeStyle| p.leaf_alpha.into(),
+        ),
+        Spec::other("wood_color", "Trunk and branch colour", "#rrggbb"),
+        Spec::float(
+            "tree_shadow",
+            "Opacity of a tree's shadow (cast to the south-east)",
+            0.0,
+            1.0,
+            |p: &LandscapeStyle| p.tree_shadow.into(),
+        ),
+    ];
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
         in_range("bands", self.bands.len(), 1..=64)?;
@@ -180,20 +259,7 @@ impl LandscapeStyle {
             }
             below = b.upper;
         }
-        in_range("water_level", self.water_level, 0.0..=1.0)?;
-        for (name, a) in [
-            ("water_alpha", self.water_alpha),
-            ("hillshade", self.hillshade),
-            ("river_alpha", self.river_alpha),
-            ("leaf_alpha", self.leaf_alpha),
-            ("tree_shadow", self.tree_shadow),
-        ] {
-            in_range(name, a, 0.0..=1.0)?;
-        }
-        in_range("antialias", self.antialias, 1..=8)?;
-        in_range("relief", self.relief, 0.0..=10.0)?;
-        in_range("river_width_px", self.river_width_px, 0.1..=100.0)?;
-        Ok(())
+        check_specs(self, Self::SPECS)
     }
 
     /// The band colour of elevation `v`.

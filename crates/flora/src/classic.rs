@@ -7,7 +7,7 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use orogen_sampling::{Rect, poisson_disc, unit_f64};
 use orogen_world::interp::sample_bilinear;
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, ParamInfo, Spec, check_specs, describe_specs, in_range};
 use orogen_world::{Domain, Layer, World, seed};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -84,10 +84,80 @@ impl Default for ClassicTreeParams {
 }
 
 impl ClassicTreeParams {
+    /// Every parameter outside the growth, described once.
+    pub const SPECS: &[Spec<ClassicTreeParams>] = &[
+        Spec::float(
+            "canvas_px",
+            "The canvas the pixel lengths refer to",
+            16.0,
+            32768.0,
+            |p: &ClassicTreeParams| p.canvas_px,
+        )
+        .unit("px"),
+        Spec::float(
+            "spacing_px",
+            "Minimum distance between classic trees",
+            1.0,
+            10_000.0,
+            |p: &ClassicTreeParams| p.spacing_px,
+        )
+        .unit("px"),
+        Spec::int(
+            "k",
+            "Poisson-disc candidates per active point",
+            1,
+            10_000,
+            |p: &ClassicTreeParams| p.k as i128,
+        ),
+        Spec::float(
+            "min_elevation",
+            "Trees grow where the heightmap is at least this",
+            0.0,
+            1.0,
+            |p: &ClassicTreeParams| p.min_elevation.into(),
+        ),
+        Spec::other(
+            "max_elevation",
+            "Trees grow where the heightmap is at most this",
+            "min_elevation ..= 1",
+        ),
+        Spec::other(
+            "size_px",
+            "Crown width at min_elevation and at max_elevation, linear between",
+            "[a, b] with 0.1 <= a <= b <= 1000",
+        )
+        .unit("px"),
+        Spec::other(
+            "species",
+            "The silhouette species, from the lowest trees to the highest",
+            "1 ..= 16 species",
+        ),
+        Spec::int(
+            "silhouettes_per_species",
+            "Silhouettes grown per species",
+            1,
+            64,
+            |p: &ClassicTreeParams| p.silhouettes_per_species.into(),
+        ),
+        Spec::float(
+            "species_jitter",
+            "Random shift of a tree's place in the elevation band before picking its species",
+            0.0,
+            1.0,
+            |p: &ClassicTreeParams| p.species_jitter,
+        ),
+    ];
+
+    /// Every parameter (paths relative to these params).
+    pub fn param_table() -> Vec<ParamInfo> {
+        let mut rows = describe_specs("", Self::SPECS);
+        rows.extend(describe_specs("growth.", GrowthParams::SPECS));
+        rows
+    }
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("canvas_px", self.canvas_px, 16.0..=32768.0)?;
-        in_range("spacing_px", self.spacing_px, 1.0..=10_000.0)?;
+        check_specs(self, Self::SPECS)?;
         let ratio = self.canvas_px * self.canvas_px / (self.spacing_px * self.spacing_px);
         if ratio > orogen_sampling::MAX_AREA_OVER_R2 {
             return Err(ParamError::new(
@@ -99,8 +169,6 @@ impl ClassicTreeParams {
                 ),
             ));
         }
-        in_range("k", self.k, 1..=10_000)?;
-        in_range("min_elevation", self.min_elevation, 0.0..=1.0)?;
         in_range(
             "max_elevation",
             self.max_elevation,
@@ -112,12 +180,6 @@ impl ClassicTreeParams {
         for (i, s) in self.species.iter().enumerate() {
             s.validate(&format!("species[{i}]"))?;
         }
-        in_range(
-            "silhouettes_per_species",
-            self.silhouettes_per_species,
-            1..=64,
-        )?;
-        in_range("species_jitter", self.species_jitter, 0.0..=1.0)?;
         self.growth
             .validate_for_trees()
             .map_err(|e| e.prefixed("growth."))?;

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use orogen_world::params::{ParamError, in_range, positive_finite};
+use orogen_world::params::{ParamError, Spec, check_specs};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -78,10 +78,59 @@ impl Default for GrowthParams {
 }
 
 impl GrowthParams {
+    /// Every parameter, described once (lengths in the attractors' units: tree heights for
+    /// orogen's tree models, where the influence radius is at most 4 and the tip radius 0.1).
+    pub const SPECS: &[Spec<GrowthParams>] = &[
+        Spec::positive(
+            "influence_radius",
+            "An attractor pulls its nearest node only within this distance",
+            |p: &GrowthParams| p.influence_radius,
+        )
+        .unit("tree heights"),
+        Spec::other(
+            "kill_distance",
+            "An attractor dies once a node is this close",
+            "segment_length ..= influence_radius, influence excluded",
+        )
+        .unit("tree heights"),
+        Spec::positive(
+            "segment_length",
+            "The distance from every node to its parent",
+            |p: &GrowthParams| p.segment_length,
+        )
+        .unit("tree heights"),
+        Spec::int(
+            "max_iterations",
+            "The most growth steps",
+            1,
+            1_000_000,
+            |p: &GrowthParams| p.max_iterations as i128,
+        ),
+        Spec::float(
+            "jitter",
+            "Jitter added to each growth direction",
+            0.0,
+            1.0,
+            |p: &GrowthParams| p.jitter,
+        ),
+        Spec::float(
+            "pipe_exponent",
+            "The pipe model's exponent: a parent's r^e is the sum of its children's",
+            1.0,
+            4.0,
+            |p: &GrowthParams| p.pipe_exponent,
+        ),
+        Spec::positive(
+            "tip_radius",
+            "The radius of every tip",
+            |p: &GrowthParams| p.tip_radius,
+        )
+        .unit("tree heights"),
+    ];
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        positive_finite("segment_length", self.segment_length)?;
-        positive_finite("influence_radius", self.influence_radius)?;
+        check_specs(self, Self::SPECS)?;
         if !(self.kill_distance >= self.segment_length
             && self.kill_distance < self.influence_radius)
         {
@@ -94,10 +143,6 @@ impl GrowthParams {
                 ),
             ));
         }
-        in_range("max_iterations", self.max_iterations, 1..=1_000_000)?;
-        in_range("jitter", self.jitter, 0.0..=1.0)?;
-        in_range("pipe_exponent", self.pipe_exponent, 1.0..=4.0)?;
-        positive_finite("tip_radius", self.tip_radius)?;
         Ok(())
     }
 

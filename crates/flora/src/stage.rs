@@ -2,7 +2,7 @@
 
 use ndarray::{Array1, Array2};
 use orogen_world::ids::{Biome, water};
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, ParamInfo, Spec, check_specs, describe_specs};
 use orogen_world::seed::stage_rng;
 use orogen_world::{Domain, Layer, World};
 use rand::Rng;
@@ -60,19 +60,62 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Every parameter outside the growth, described once.
+    pub const SPECS: &[Spec<Params>] = &[
+        Spec::int(
+            "models_per_species",
+            "Tree models grown per species, shared by its instances",
+            1,
+            64,
+            |p: &Params| p.models_per_species.into(),
+        ),
+        Spec::float(
+            "density_scale",
+            "Multiplies every plant density of the biome table",
+            0.0,
+            10.0,
+            |p: &Params| p.density_scale,
+        ),
+        Spec::float(
+            "undergrowth_clearance",
+            "Undergrowth keeps this fraction of a canopy tree's disc radius from it",
+            0.0,
+            2.0,
+            |p: &Params| p.undergrowth_clearance,
+        ),
+        Spec::float(
+            "river_clearance",
+            "Plants keep this far from a river's course",
+            0.0,
+            5.0,
+            |p: &Params| p.river_clearance,
+        )
+        .unit("cell spacings"),
+        Spec::other(
+            "species",
+            "The species table",
+            "a list of species (see the crate docs)",
+        ),
+        Spec::other(
+            "biomes",
+            "Per biome, the species growing there and their densities",
+            "a list naming species of the table",
+        ),
+    ];
+
+    /// Every parameter of the stage (paths relative to these params).
+    pub fn param_table() -> Vec<ParamInfo> {
+        let mut rows = describe_specs("growth.", GrowthParams::SPECS);
+        rows.extend(describe_specs("", Self::SPECS));
+        rows
+    }
+
     /// Checks every field, the species and the biome table.
     pub fn validate(&self) -> Result<(), ParamError> {
         self.growth
             .validate_for_trees()
             .map_err(|e| e.prefixed("growth."))?;
-        in_range("models_per_species", self.models_per_species, 1..=64)?;
-        in_range("density_scale", self.density_scale, 0.0..=10.0)?;
-        in_range(
-            "undergrowth_clearance",
-            self.undergrowth_clearance,
-            0.0..=2.0,
-        )?;
-        in_range("river_clearance", self.river_clearance, 0.0..=5.0)?;
+        check_specs(self, Self::SPECS)?;
         let table = FloraTable::new(&self.species, &self.biomes)?;
         for (storey, lists) in [
             ("canopy", &table.canopy),
@@ -134,7 +177,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         .into());
     }
     if world.has_layer("region_water") {
-        let kinds = world.view1::<u8>("region_water")?;
+        let kinds = world.water_kinds()?;
         for (b, &w) in region_biome.iter_mut().zip(kinds.iter()) {
             if w == water::OCEAN {
                 *b = Biome::Ocean.id();

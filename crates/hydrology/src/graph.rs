@@ -39,7 +39,7 @@ mod route;
 
 use ndarray::Array1;
 use orogen_world::ids::water;
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, Spec};
 use orogen_world::{Csr, Domain, DualMesh, Layer, Values, World, WorldError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -181,9 +181,32 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Every parameter outside the river selection, described once.
+    pub const SPECS: &[Spec<Params>] = &[
+        Spec::choice(
+            "depressions",
+            "Depressions: fill (lakes, flat land) or carve (lower the path out)",
+            &["fill", "carve"],
+        ),
+        Spec::int(
+            "min_lake_regions",
+            "Fewest regions of a flooded lake",
+            1,
+            100_000_000,
+            |p: &Params| p.min_lake_regions as i128,
+        ),
+    ];
+
+    /// Every parameter of the stage (paths relative to these params).
+    pub fn param_table() -> Vec<orogen_world::params::ParamInfo> {
+        let mut rows = orogen_world::params::describe_specs("", Self::SPECS);
+        rows.extend(RiverParams::param_table("selection."));
+        rows
+    }
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("min_lake_regions", self.min_lake_regions, 1..=100_000_000)?;
+        orogen_world::params::check_specs(self, Self::SPECS)?;
         self.selection
             .validate()
             .map_err(|e| e.prefixed("selection."))
@@ -301,8 +324,9 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
 /// corners touching an ocean region or on the border. Writes, per corner: `corner_filled`
 /// (f32), `corner_downstream` (i32 corner index, -1 at outlets), `corner_flow` (f32, 1 per land
 /// corner accumulated), `corner_sea_hops` (u32), `corner_sea_distance` (f32), `corner_lake`
-/// (i32 lake id or -1); per region: `region_water` (lakes added), `region_lake` (i32 lake id or
-/// -1); per lake (Free): `lake_surface` (f32), `lake_outlet` (u32 corner index); and the
+/// (i32 lake id or -1); per region: `region_lake` (i32 lake id or -1; `region_water` stays as
+/// the elevation stage wrote it, so the stage runs again the same on a saved world, and
+/// `World::water_kinds` combines the two); per lake (Free): `lake_surface` (f32), `lake_outlet` (u32 corner index); and the
 /// rivers, ragged (Free, one list per river, source first): `rivers` (u32 corner indices),
 /// `river_flow`, `river_width` (map units), `river_opacity` (f32), `river_on_lake` (u8, 1 when
 /// the segment to the next vertex lies on a lake). In carve mode `corner_elevation` is lowered
@@ -339,11 +363,6 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         "corner_lake",
         Domain::Corner,
         Array1::from(h.lakes.corner_lake).into_dyn(),
-    )?;
-    world.set_layer(
-        "region_water",
-        Domain::Region,
-        Array1::from(h.lakes.region_water).into_dyn(),
     )?;
     world.set_layer(
         "region_lake",

@@ -7,21 +7,18 @@ use ndarray::{Array2, ArrayView2};
 use ndarray_npy::read_npy;
 use orogen_hydrology::raster;
 
-/// `../shared/data/dem` next to the repository root, or `None` (with a loud message) when this
-/// checkout has no shared data beside it.
+/// `../shared/data/dem` next to the repository root, or `None` when this checkout has no
+/// shared data beside it (a failure under CI, a loud skip elsewhere).
 fn data_dir() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = root.join("../shared/data/dem");
-    if dir.join("jacksboro_fault_dem.npy").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "\n!!!!!!!! SKIPPED: reference DEM data not found at {} !!!!!!!!\n\
-             !!!!!!!! clone the shared data beside the repository to run this test !!!!!!!!\n",
-            dir.display()
-        );
-        None
-    }
+    orogen_world::testing::require(
+        dir.join("jacksboro_fault_dem.npy").is_file(),
+        "reference_dem",
+        &format!("the reference DEM ({})", dir.display()),
+        "put the shared data (shared/data/dem) beside the repository",
+    )
+    .then_some(dir)
 }
 
 fn load<T: ndarray_npy::ReadableElement>(dir: &std::path::Path, suffix: &str) -> Array2<T> {

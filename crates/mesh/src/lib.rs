@@ -42,7 +42,7 @@ mod sites;
 
 use ndarray::{Array1, Array2};
 use orogen_sampling::SamplingError;
-use orogen_world::params::{ParamError, in_range, positive_finite};
+use orogen_world::params::{ParamError, Spec, check_specs, in_range, positive_finite};
 use orogen_world::{Domain, DualMesh, Layer, World, WorldError, seed};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -122,10 +122,25 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Every parameter, described once.
+    pub const SPECS: &[Spec<Params>] = &[
+        Spec::int(
+            "lloyd_iterations",
+            "Lloyd relaxation iterations",
+            0,
+            100,
+            |p: &Params| p.lloyd_iterations.into(),
+        ),
+        Spec::choice(
+            "sampler",
+            "Interior sites: uniform (as the reference), jittered or poisson",
+            &["uniform", "jittered", "poisson"],
+        ),
+    ];
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("lloyd_iterations", self.lloyd_iterations, 0..=100)?;
-        Ok(())
+        check_specs(self, Self::SPECS)
     }
 }
 

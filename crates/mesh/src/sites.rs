@@ -115,7 +115,7 @@ pub fn boundary_sites(
 
 /// A uniform coordinate strictly inside `(0, 1)`.
 fn open_unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    ((rng.next_u64() >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
+    orogen_world::seed::unit_open(rng.next_u64())
 }
 
 /// `n` interior sites strictly inside the `width` x `height` map, drawn from `rng`.

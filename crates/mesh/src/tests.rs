@@ -30,20 +30,11 @@ fn shoelace(ring: &[[f64; 2]]) -> f64 {
 }
 
 /// True when `d` lies strictly inside the circumcircle of the counter-clockwise triangle
-/// `a b c`, beyond a rounding margin.
+/// `a b c`: the exact predicate (robust's adaptive-precision `incircle`), no tolerance, so a
+/// site a rounding error inside a circumcircle is caught.
 fn in_circle(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> bool {
-    let r = |p: [f64; 2]| {
-        let (x, y) = (p[0] - d[0], p[1] - d[1]);
-        (x, y, x * x + y * y)
-    };
-    let (ax, ay, a2) = r(a);
-    let (bx, by, b2) = r(b);
-    let (cx, cy, c2) = r(c);
-    let det = ax * (by * c2 - b2 * cy) - ay * (bx * c2 - b2 * cx) + a2 * (bx * cy - by * cx);
-    let perm = ax.abs() * (by * c2).abs().max((b2 * cy).abs())
-        + ay.abs() * (bx * c2).abs().max((b2 * cx).abs())
-        + a2 * (bx * cy).abs().max((by * cx).abs());
-    det > 1e-9 * perm
+    let p = |q: [f64; 2]| robust::Coord { x: q[0], y: q[1] };
+    robust::incircle(p(a), p(b), p(c), p(d)) > 0.0
 }
 
 fn xy(mesh: &DualMesh, r: u32) -> [f64; 2] {

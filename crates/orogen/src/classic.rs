@@ -1,47 +1,41 @@
 //! The classic raster landscape (the second article): a diamond-square or fBm heightmap, rivers
 //! traced by steepest descent, trees by Poisson disc with space-colonised silhouettes, painted
-//! as `landscape.png`. `--preset classic` runs these stages instead of the mesh ones.
+//! as `landscape.png`. `--preset classic` ([`Pipeline::Classic`]) runs these stages instead of the
+//! mesh ones.
 
 use orogen_world::World;
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, check_specs};
 use serde::{Deserialize, Serialize};
 
 use crate::pipeline::Timings;
 use crate::{Config, Error};
 
-/// Which pipeline a run uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Preset {
-    /// The polygon map: mesh, elevation, biome, flora (default).
+/// Which pipeline a run uses: a property of its [`Preset`](crate::Preset) (`classic` runs the
+/// classic one, every other preset the mesh one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Pipeline {
+    /// The polygon map: mesh, elevation, hydrology, biome, flora.
     #[default]
     Mesh,
     /// The classic raster landscape: [`CLASSIC_STAGES`].
     Classic,
 }
 
-impl Preset {
-    /// The stages this preset runs, in order.
+impl Pipeline {
+    /// The stages this pipeline runs, in order.
     pub fn stages(self) -> &'static [&'static str] {
         match self {
-            Preset::Mesh => crate::STAGES,
-            Preset::Classic => CLASSIC_STAGES,
+            Pipeline::Mesh => crate::STAGES,
+            Pipeline::Classic => CLASSIC_STAGES,
         }
     }
 
-    /// The name in configs: `mesh` or `classic`.
+    /// The pipeline's name in messages: `mesh` or `classic`.
     pub fn name(self) -> &'static str {
         match self {
-            Preset::Mesh => "mesh",
-            Preset::Classic => "classic",
+            Pipeline::Mesh => "mesh",
+            Pipeline::Classic => "classic",
         }
-    }
-
-    /// Parses `mesh` or `classic`.
-    pub fn parse(text: &str) -> Option<Self> {
-        [Preset::Mesh, Preset::Classic]
-            .into_iter()
-            .find(|p| p.name() == text)
     }
 }
 
@@ -70,11 +64,9 @@ impl ClassicParams {
         self.elevation
             .validate()
             .map_err(|e| e.prefixed("elevation."))?;
-        let rivers = &self.rivers;
-        rivers.validate().map_err(|e| e.prefixed("rivers."))?;
+        self.rivers.validate().map_err(|e| e.prefixed("rivers."))?;
         // The classic heightmap is normalised to 0 ..= 1 (the kernel takes any DEM).
-        in_range("rivers.source_min", rivers.source_min, 0.0..=1.0)?;
-        in_range("rivers.water_level", rivers.water_level, 0.0..=1.0)?;
+        check_specs(self, Self::SPECS)?;
         self.trees.validate().map_err(|e| e.prefixed("trees."))?;
         self.paint.validate().map_err(|e| e.prefixed("paint."))?;
         Ok(())

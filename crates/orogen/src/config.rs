@@ -1,6 +1,6 @@
 use orogen_export::engine::Engine;
 use orogen_export::heights::Normalize;
-use orogen_world::params::{ParamError, in_range, positive_finite};
+use orogen_world::params::{ParamError, check_specs, in_range};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -18,15 +18,18 @@ pub struct Config {
     /// The mesh stage: Lloyd iterations and the interior-site sampler.
     pub mesh: orogen_mesh::Params,
     pub export: ExportParams,
-    /// Hydrology on the mesh: routing, lakes, flow, rivers.
-    pub rivers: orogen_hydrology::graph::Params,
+    /// Hydrology on the mesh: routing, lakes, flow, rivers. (Configs of earlier releases name
+    /// this section `rivers`; that name is still read, for one release.)
+    #[serde(alias = "rivers")]
+    pub hydrology: orogen_hydrology::graph::Params,
     /// Elevation: noise, land anchors, the power curve, raster sources.
     pub elevation: orogen_elevation::Params,
     /// Moisture, biomes and the colour table.
     pub biome: orogen_biome::Params,
     /// Flora: species, biome table, tree growth and placement.
     pub flora: orogen_flora::Params,
-    /// Which pipeline runs: `mesh` (default) or `classic` (the raster landscape).
+    /// The named preset the run starts from ([`Preset`](crate::Preset)); its pipeline (mesh,
+    /// or classic for `classic`) is the pipeline that runs. Default: `default`.
     pub preset: crate::Preset,
     /// The classic raster landscape's stages and painting (used by `preset = "classic"`).
     pub classic: crate::ClassicParams,
@@ -122,16 +125,8 @@ impl Default for ExportParams {
 impl WorldParams {
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        in_range("seed", self.seed, 0..=i64::MAX as u64)?;
-        in_range("cells", self.cells, 3..=MAX_CELLS)?;
-        positive_finite("width", self.width)?;
-        positive_finite("height", self.height)?;
-        in_range("width / height", self.width / self.height, 1e-4..=1e4)?;
-        in_range("water_level", self.water_level, 0.0..=1.0)?;
-        in_range("world_size_m", self.world_size_m, 1.0..=1e8)?;
-        in_range("max_height_m", self.max_height_m, 1.0..=1e5)?;
-        in_range("max_depth_m", self.max_depth_m, 1.0..=1e5)?;
-        Ok(())
+        check_specs(self, Self::SPECS)?;
+        in_range("width / height", self.width / self.height, 1e-4..=1e4)
     }
 
     /// The world's fixed part.
@@ -149,9 +144,14 @@ impl WorldParams {
 }
 
 impl ExportParams {
-    /// Checks every field (the outputs against what `preset` makes).
-    pub fn validate(&self, world: &WorldParams, preset: crate::Preset) -> Result<(), ParamError> {
-        crate::resolve_outputs(&self.outputs, preset)?;
+    /// Checks every field (the outputs against what `pipeline` makes).
+    pub fn validate(
+        &self,
+        world: &WorldParams,
+        pipeline: crate::Pipeline,
+    ) -> Result<(), ParamError> {
+        check_specs(self, Self::SPECS)?;
+        crate::resolve_outputs(&self.outputs, pipeline)?;
         orogen_export::grid::PixelGrid::centres(self.resolution, world.width, world.height)?;
         self.grid(world)?;
         // 3-D outputs.
@@ -205,9 +205,9 @@ impl ExportParams {
 /// output pixel (float masters, colour buffers, encoders).
 pub fn memory_estimate_bytes(config: &Config) -> f64 {
     // The classic preset has no mesh: its heightmap (f32) and a copy instead.
-    let stage_bytes = match config.preset {
-        crate::Preset::Mesh => config.world.cells as f64 * 1536.0,
-        crate::Preset::Classic => (config.classic.elevation.size as f64).powi(2) * 8.0,
+    let stage_bytes = match config.pipeline() {
+        crate::Pipeline::Mesh => config.world.cells as f64 * 1536.0,
+        crate::Pipeline::Classic => (config.classic.elevation.size as f64).powi(2) * 8.0,
     };
     let nx = config.export.resolution as f64;
     let ny = (nx * config.world.height / config.world.width)
@@ -259,7 +259,7 @@ fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
 
 impl Config {
     /// Checks every parameter of every stage, then the memory estimate, before any work. A
-    /// parameter error names the parameter by its path in the config (`rivers.min_lake_regions`),
+    /// parameter error names the parameter by its path in the config (`hydrology.min_lake_regions`),
     /// the path `--set` and the playground take too.
     pub fn validate(&self) -> Result<(), Error> {
         self.validate_params()?;
@@ -287,8 +287,8 @@ impl Config {
         };
         section("world", self.world.validate())?;
         section("mesh", self.mesh.validate())?;
-        section("export", self.export.validate(&self.world, self.preset))?;
-        section("rivers", self.rivers.validate())?;
+        section("export", self.export.validate(&self.world, self.pipeline()))?;
+        section("hydrology", self.hydrology.validate())?;
         section(
             "elevation",
             self.elevation
@@ -297,7 +297,7 @@ impl Config {
         section("biome", self.biome.validate())?;
         section("flora", self.flora.validate())?;
         section("classic", self.classic.validate())?;
-        if self.preset == crate::Preset::Classic && self.world.width != self.world.height {
+        if self.pipeline() == crate::Pipeline::Classic && self.world.width != self.world.height {
             return Err(orogen_world::params::ParamError::new(
                 "world.width / height",
                 format!("{}x{}", self.world.width, self.world.height),
@@ -308,9 +308,24 @@ impl Config {
         Ok(())
     }
 
-    /// The outputs this config writes (`export.outputs` resolved for its preset).
+    /// The outputs this config writes (`export.outputs` resolved for its pipeline).
     pub fn outputs(&self) -> Result<std::collections::BTreeSet<crate::Output>, ParamError> {
-        crate::resolve_outputs(&self.export.outputs, self.preset)
+        crate::resolve_outputs(&self.export.outputs, self.pipeline())
+    }
+
+    /// The pipeline this config runs: its preset's.
+    pub fn pipeline(&self) -> crate::Pipeline {
+        self.preset.pipeline()
+    }
+
+    /// Reads a TOML config file ([`Config::from_toml`]); the error names the file.
+    pub fn from_file(path: &std::path::Path) -> Result<Self, Error> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Config {
+            path: shown.clone(),
+            message: crate::error::io_message(&e),
+        })?;
+        Self::from_toml(&text, &shown)
     }
 
     /// Parses a TOML config (any subset of the fields; the rest keep their defaults).
@@ -325,8 +340,8 @@ impl Config {
     /// TOML value (`0.4`, `"simplex"`, `[[0.2, 0.2]]`; a bare word is taken as a string). Any
     /// parameter of any stage can be set this way from the command line (`--set KEY=VALUE`).
     pub fn set_path(&mut self, key: &str, value: &str) -> Result<(), Error> {
-        let bad = |message: String| Error::Config {
-            path: format!("--set {key}"),
+        let bad = |message: String| Error::Input {
+            what: format!("--set {key}"),
             message,
         };
         let mut tree = toml::Table::try_from(&*self).expect("a config always serialises");
@@ -334,6 +349,11 @@ impl Config {
             .ok()
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| toml::Value::String(value.to_owned()));
+        // The hydrology section's name of earlier releases.
+        let key = match key.strip_prefix("rivers.") {
+            Some(rest) => &format!("hydrology.{rest}"),
+            None => key,
+        };
         let mut parts = key.split('.').peekable();
         let mut node = &mut tree;
         while let Some(part) = parts.next() {

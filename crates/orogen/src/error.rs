@@ -14,8 +14,12 @@ pub enum Error {
     )]
     Memory { need_gib: f64, have_gib: f64 },
     /// A configuration file that cannot be read or parsed.
-    #[error("config {path}: {message}")]
+    #[error("config file {path}: {message}")]
     Config { path: String, message: String },
+    /// Something else the user gave that cannot be used: a flag's value, a `--set`, a world
+    /// file; `what` names it as the user gave it (`world file nosuch.npz`, `--cells`).
+    #[error("{what}: {message}")]
+    Input { what: String, message: String },
     /// A world file or layer problem.
     #[error(transparent)]
     World(#[from] orogen_world::WorldError),
@@ -49,7 +53,9 @@ impl Error {
     /// True when the user's input was at fault (exit code 2), false for internal failures (1).
     pub fn is_invalid_input(&self) -> bool {
         match self {
-            Error::Param(_) | Error::Memory { .. } | Error::Config { .. } => true,
+            Error::Param(_) | Error::Memory { .. } | Error::Config { .. } | Error::Input { .. } => {
+                true
+            }
             Error::World(e) => matches!(
                 e,
                 orogen_world::WorldError::BadArray { .. } | orogen_world::WorldError::Npz(_)
@@ -63,5 +69,14 @@ impl Error {
             Error::Flora(e) => matches!(e, orogen_flora::Error::Param(_)),
             Error::Tool { .. } => false,
         }
+    }
+}
+
+/// An I/O error as the user reads it: `not found` rather than the OS's wording.
+pub(crate) fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "not found".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
     }
 }

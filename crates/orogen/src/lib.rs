@@ -21,18 +21,20 @@ pub mod dem;
 mod error;
 mod output;
 mod outputs;
+pub mod params;
 mod pipeline;
 pub mod presets;
 pub mod profile;
 pub mod render3d;
 pub mod serve;
 
-pub use classic::{CLASSIC_STAGES, ClassicParams, Preset};
+pub use classic::{CLASSIC_STAGES, ClassicParams, Pipeline};
 pub use config::{Config, ExportParams, MAX_CELLS, WorldParams, memory_estimate_bytes};
 pub use error::Error;
 pub use output::{Output, resolve_outputs};
-pub use outputs::{read_world, write_outputs};
+pub use outputs::{Written, read_world, write_outputs, write_run};
 pub use pipeline::{
     STAGES, Timings, generate, generate_mesh, generate_observed, generate_rest,
     generate_rest_until, generate_timed, run_stage,
 };
+pub use presets::Preset;

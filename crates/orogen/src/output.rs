@@ -1,16 +1,16 @@
 //! Which files a run writes: `export.outputs` in the config, `--outputs` on the command line.
 //!
-//! A list of names, each one output ([`Output::CHOICES`]), or `default` (what the preset writes
-//! unless told otherwise) or `all` (everything the preset can write). `world.json`, the run's
+//! A list of names, each one output ([`Output::CHOICES`]), or `default` (what the pipeline
+//! writes unless told otherwise) or `all` (everything the pipeline can write). `world.json`, the run's
 //! record, is always written.
 //!
 //! ```
-//! use orogen::{Output, Preset, resolve_outputs};
-//! let chosen = resolve_outputs(&[Output::Default, Output::Glb], Preset::Mesh).unwrap();
+//! use orogen::{Output, Pipeline, resolve_outputs};
+//! let chosen = resolve_outputs(&[Output::Default, Output::Glb], Pipeline::Mesh).unwrap();
 //! assert!(chosen.contains(&Output::Colormap) && chosen.contains(&Output::Glb));
 //! assert!(!chosen.contains(&Output::Npz));
-//! // The classic preset paints landscape.png; it has no colour map to write.
-//! assert!(resolve_outputs(&[Output::Colormap], Preset::Classic).is_err());
+//! // The classic pipeline paints landscape.png; it has no colour map to write.
+//! assert!(resolve_outputs(&[Output::Colormap], Pipeline::Classic).is_err());
 //! ```
 
 use std::collections::BTreeSet;
@@ -18,15 +18,15 @@ use std::collections::BTreeSet;
 use orogen_world::params::ParamError;
 use serde::{Deserialize, Serialize};
 
-use crate::Preset;
+use crate::Pipeline;
 
 /// One output of a run, or a named set of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Output {
-    /// What the preset writes by default.
+    /// What the pipeline writes by default.
     Default,
-    /// Everything the preset can write.
+    /// Everything the pipeline can write.
     All,
     /// `colormap.png`: blended biome colours, water and rivers.
     Colormap,
@@ -59,8 +59,8 @@ pub enum Output {
 impl Output {
     /// Every name `--outputs` takes, with the files each stands for.
     pub const CHOICES: &[(Output, &str)] = &[
-        (Output::Default, "what the preset writes by default"),
-        (Output::All, "everything the preset can write"),
+        (Output::Default, "what the pipeline writes by default"),
+        (Output::All, "everything the pipeline can write"),
         (Output::Colormap, "colormap.png"),
         (Output::Biomes, "biomes.png"),
         (Output::Mesh, "mesh.png"),
@@ -106,50 +106,57 @@ impl Output {
     }
 }
 
-impl Preset {
-    /// What this preset writes when the outputs are not chosen.
+impl Pipeline {
+    /// What this pipeline writes when the outputs are not chosen.
     pub fn default_outputs(self) -> &'static [Output] {
         use Output::*;
         match self {
-            Preset::Mesh => &[
+            Pipeline::Mesh => &[
                 Colormap, Biomes, Mesh, Heightmap, R16, Exr, Rivers, Splat, Preview3d,
             ],
-            Preset::Classic => &[Landscape],
+            Pipeline::Classic => &[Landscape],
         }
     }
 
-    /// Everything this preset can write.
+    /// Everything this pipeline can write.
     pub fn possible_outputs(self) -> &'static [Output] {
         use Output::*;
         match self {
-            Preset::Mesh => &[
+            Pipeline::Mesh => &[
                 Colormap, Biomes, Mesh, Heightmap, R16, Exr, Rivers, Splat, Preview3d, Glb,
                 Geojson, Npz,
             ],
-            Preset::Classic => &[Landscape, Npz],
+            Pipeline::Classic => &[Landscape, Npz],
         }
     }
 }
 
-/// The outputs a list names for `preset`, `default` and `all` expanded. An output the preset
-/// cannot make is an error naming what it can.
-pub fn resolve_outputs(list: &[Output], preset: Preset) -> Result<BTreeSet<Output>, ParamError> {
+/// The outputs a list names for `pipeline`, `default` and `all` expanded. An output the
+/// pipeline cannot make is an error naming what it can.
+pub fn resolve_outputs(
+    list: &[Output],
+    pipeline: Pipeline,
+) -> Result<BTreeSet<Output>, ParamError> {
     let mut chosen = BTreeSet::new();
     for &output in list {
         match output {
-            Output::Default => chosen.extend(preset.default_outputs()),
-            Output::All => chosen.extend(preset.possible_outputs()),
-            one if preset.possible_outputs().contains(&one) => {
+            Output::Default => chosen.extend(pipeline.default_outputs()),
+            Output::All => chosen.extend(pipeline.possible_outputs()),
+            one if pipeline.possible_outputs().contains(&one) => {
                 chosen.insert(one);
             }
             one => {
-                let names: Vec<&str> = preset.possible_outputs().iter().map(|o| o.name()).collect();
+                let names: Vec<&str> = pipeline
+                    .possible_outputs()
+                    .iter()
+                    .map(|o| o.name())
+                    .collect();
                 return Err(ParamError::new(
                     "outputs",
                     one.name(),
                     format!(
-                        "default, all or an output preset {} makes: {}",
-                        preset.name(),
+                        "default, all or an output the {} pipeline makes: {}",
+                        pipeline.name(),
                         names.join(", ")
                     ),
                 ));
@@ -171,9 +178,7 @@ mod tests {
             assert_eq!(json, output.name());
         }
         assert_eq!(Output::parse("png"), None);
-        for preset in [Preset::Mesh, Preset::Classic] {
-            assert_eq!(serde_json::to_value(preset).unwrap(), preset.name());
-            assert_eq!(Preset::parse(preset.name()), Some(preset));
+        for preset in [Pipeline::Mesh, Pipeline::Classic] {
             let default = resolve_outputs(&[Output::Default], preset).unwrap();
             let all = resolve_outputs(&[Output::All], preset).unwrap();
             assert!(default.is_subset(&all) && default.len() < all.len());
@@ -186,7 +191,10 @@ mod tests {
                 );
             }
         }
-        let err = resolve_outputs(&[Output::Landscape], Preset::Mesh).unwrap_err();
-        assert!(err.allowed.contains("preset mesh makes: colormap"), "{err}");
+        let err = resolve_outputs(&[Output::Landscape], Pipeline::Mesh).unwrap_err();
+        assert!(
+            err.allowed.contains("the mesh pipeline makes: colormap"),
+            "{err}"
+        );
     }
 }

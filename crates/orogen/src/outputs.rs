@@ -15,6 +15,67 @@ use crate::{Config, Error};
 /// Chaikin rounds applied to river polylines when drawing `rivers.png`.
 const RIVER_SMOOTHING: usize = 2;
 
+/// What a run wrote into its folder, and what of the previous run's it removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The files written, `world.json` last.
+    pub files: Vec<String>,
+    /// Files the previous run listed in its `world.json` that this run did not write.
+    pub removed: Vec<String>,
+}
+
+/// [`write_outputs`], then the folder's previous orogen files that this run did not write are
+/// removed: only names the previous `world.json` (an orogen sidecar) lists under `files`, plain
+/// file names in the folder itself; nothing else is ever touched. A run owns the files it
+/// writes, so no stale `colormap.png` stays beside a classic run's `landscape.png`.
+pub fn write_run(world: &World, config: &Config, dir: &Path) -> Result<Written, Error> {
+    let previous = previous_files(dir);
+    let files = write_outputs(world, config, dir)?;
+    let mut removed = Vec::new();
+    for name in previous {
+        let path = dir.join(&name);
+        if files.contains(&name) || !path.is_file() {
+            continue;
+        }
+        std::fs::remove_file(&path).map_err(|e| Error::Input {
+            what: format!("output folder {}", dir.display()),
+            message: format!(
+                "cannot remove {name}, written by the previous run: {}",
+                crate::error::io_message(&e)
+            ),
+        })?;
+        removed.push(name);
+    }
+    Ok(Written { files, removed })
+}
+
+/// The files the folder's `world.json` lists, when it is an orogen sidecar; only plain names
+/// (no folders, no hidden files).
+fn previous_files(dir: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(dir.join("world.json")) else {
+        return Vec::new();
+    };
+    let Ok(sidecar) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    if sidecar.get("orogen_version").is_none() {
+        return Vec::new();
+    }
+    sidecar["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.as_str())
+        .filter(|name| {
+            !name.is_empty()
+                && !name.starts_with('.')
+                && !name.contains(['/', '\\'])
+                && *name != "world.json"
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Writes every output of a world into `dir`: each is staged under a temporary name, then all
 /// are renamed into place together, `world.json` (listing the others) last, so an interrupted
 /// run leaves the previous outputs as they were. Returns the names written.
@@ -37,7 +98,7 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     }
     let mut sampling = None;
     let mut height_mapping = None;
-    if config.preset == crate::Preset::Classic && wants(Landscape) {
+    if config.pipeline() == crate::Pipeline::Classic && wants(Landscape) {
         sampling = Some(write_landscape(world, config, &mut out)?);
     }
     if world.has_layer("region_elevation") {
@@ -76,9 +137,27 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     }
     let height_mapping = match height_mapping {
         Some(m) => m,
+        // No heightmap written: the mapping one would have used (the same master, so `minmax`
+        // records the world's own range, never an empty one).
         None => {
-            let range = heights::range_m(&[], &world.meta, config.export.normalize);
-            HeightMapping::new(&world.meta, config.export.normalize, range)
+            let normalize = config.export.normalize;
+            let range = if normalize == heights::Normalize::Fixed {
+                heights::range_m(&[], &world.meta, normalize)
+            } else if world.has_layer("region_elevation") {
+                let master = heightmap::metres_raster(world, &raster_grid(world, config)?)?;
+                heights::range_of_metres(
+                    master.iter().map(|&m| f64::from(m)),
+                    &world.meta,
+                    normalize,
+                )
+            } else if world.has_layer("raster_elevation") {
+                let raster = world.view::<f32>("raster_elevation")?;
+                let values: Vec<f32> = raster.iter().copied().collect();
+                heights::range_m(&values, &world.meta, normalize)
+            } else {
+                heights::range_m(&[], &world.meta, normalize)
+            };
+            HeightMapping::new(&world.meta, normalize, range)
         }
     };
     if world.has_layer("region_elevation") && world.has_layer("corner_elevation") {
@@ -178,15 +257,14 @@ fn raster_grid(world: &World, config: &Config) -> Result<PixelGrid, Error> {
 /// Reads a world saved with `--save-world` (`world.npz`) and the configuration it was made
 /// with, so [`write_outputs`] regenerates its files.
 pub fn read_world(path: &Path) -> Result<(World, Config), Error> {
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| Error::Config {
-        path: shown.clone(),
-        message: e.to_string(),
-    })?;
-    let (world, config_json) = World::read_npz(std::io::BufReader::new(file))?;
-    let config: Config = serde_json::from_str(&config_json).map_err(|e| Error::Config {
-        path: shown,
-        message: format!("the saved configuration: {e}"),
-    })?;
+    let bad = |message: String| Error::Input {
+        what: format!("world file {}", path.display()),
+        message,
+    };
+    let file = std::fs::File::open(path).map_err(|e| bad(crate::error::io_message(&e)))?;
+    let (world, config_json) =
+        World::read_npz(std::io::BufReader::new(file)).map_err(|e| bad(e.to_string()))?;
+    let config: Config = serde_json::from_str(&config_json)
+        .map_err(|e| bad(format!("the saved configuration: {e}")))?;
     Ok((world, config))
 }

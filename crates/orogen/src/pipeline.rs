@@ -53,7 +53,7 @@ pub fn generate_observed(
     on_stage: &mut dyn FnMut(&'static str),
 ) -> Result<(World, Timings), Error> {
     config.validate()?;
-    if config.preset == crate::Preset::Classic {
+    if config.pipeline() == crate::Pipeline::Classic {
         return crate::classic::generate(config, on_stage);
     }
     let mut timings = Timings::default();
@@ -117,7 +117,7 @@ pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), 
         "mesh" => orogen_mesh::run(world, &config.mesh, config.world.cells)?,
         "elevation" => orogen_elevation::run(world, &config.elevation)?,
         // Routing, lakes, flow and rivers on the mesh (biome reads the lakes and rivers).
-        "hydrology" => orogen_hydrology::graph::run(world, &config.rivers)?,
+        "hydrology" => orogen_hydrology::graph::run(world, &config.hydrology)?,
         "biome" => {
             // Moisture noise follows the elevation's noise scale (at `biome.scale_factor` times it).
             let biome = orogen_biome::Params {
@@ -143,12 +143,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn flora_runs_exactly_when_a_biome_map_exists() {
+    fn every_stage_runs_in_order_and_flora_follows_the_biome_map() {
         let mut config = Config::default();
-        config.world.cells = 500;
+        config.world.cells = 2000;
         let (world, timings) = generate_timed(&config).unwrap();
-        let ran = timings.stages.iter().any(|(name, _)| *name == "flora");
-        assert_eq!(ran, world.has_layer("region_biome"));
-        assert_eq!(world.has_layer("flora_xy"), world.has_layer("region_biome"));
+        let ran: Vec<&str> = timings.stages.iter().map(|(name, _)| *name).collect();
+        assert_eq!(ran, STAGES);
+        // Flora placed plants, each in a region whose biome grows them (not water).
+        let regions = world.view1::<u32>("flora_region").unwrap();
+        assert!(regions.len() > 100, "only {} plants", regions.len());
+        let biome = world.view1::<u8>("region_biome").unwrap();
+        let water = [
+            orogen_world::ids::Biome::Ocean.id(),
+            orogen_world::ids::Biome::Lake.id(),
+        ];
+        assert!(regions.iter().all(|&r| !water.contains(&biome[r as usize])));
+        // Without a biome map the flora stage refuses to run (it needs one).
+        let mut bare = world.clone();
+        bare.remove_layer("region_biome");
+        assert!(run_stage("flora", &mut bare, &config).is_err());
     }
 }

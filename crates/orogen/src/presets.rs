@@ -1,13 +1,47 @@
 //! Named presets: whole configurations a run can start from (`orogen generate --preset NAME`);
 //! flags given too override them, and `--print-config` prints the concrete values.
+//!
+//! A preset has one name everywhere (the command line, `preset = "..."` in a config,
+//! `world.json`, the README), and its [`Pipeline`] (the mesh stages or the classic raster
+//! landscape) is a property of it, not a second name:
+//!
+//! ```
+//! use orogen::{Pipeline, Preset};
+//! assert_eq!(Preset::Classic.pipeline(), Pipeline::Classic);
+//! assert_eq!(Preset::Archipelago.pipeline(), Pipeline::Mesh);
+//! assert_eq!(Preset::parse("continent"), Some(Preset::Continent));
+//! assert_eq!(orogen::presets::preset("default").unwrap().preset.name(), "default");
+//! ```
 
 use orogen_elevation::Layout;
 use orogen_export::heights::Normalize;
 use orogen_world::params::ParamError;
+use serde::{Deserialize, Serialize};
 
-use crate::{Config, Preset};
+use crate::{Config, Pipeline};
 
-/// Every preset: name and what it is.
+/// A named preset: the configuration a run starts from, recorded in the config it makes.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// orogen's defaults on the mesh pipeline. (`mesh`, the name configs of earlier releases
+    /// recorded for it, is read as `default`.)
+    #[default]
+    #[serde(alias = "mesh")]
+    Default,
+    /// The reference program's defaults.
+    Reference,
+    /// The classic raster landscape.
+    Classic,
+    /// A ring of islands.
+    Archipelago,
+    /// One large continent.
+    Continent,
+}
+
+/// Every preset with what it is, in the order the README and `--help` list them.
 pub const PRESETS: &[(&str, &str)] = &[
     (
         "default",
@@ -20,7 +54,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
     (
         "classic",
-        "the raster landscape of the second article (diamond-square, landscape.png)",
+        "the raster landscape of the second article (diamond-square, landscape.png; the classic \
+         pipeline)",
     ),
     (
         "archipelago",
@@ -32,35 +67,78 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The configuration of a named preset.
-pub fn preset(name: &str) -> Result<Config, ParamError> {
-    let mut config = Config::default();
-    match name {
-        "default" => {}
-        "reference" => {
-            config.biome.whittaker = orogen_biome::Whittaker::reference();
-            config.biome.redistribute = false;
-            config.biome.water_boost = 0.0;
-            config.export.normalize = Normalize::MinMax;
-            config.export.resolution = 4096;
-        }
-        "classic" => config.preset = Preset::Classic,
-        "archipelago" => {
-            config.elevation.layout = Layout::ArchipelagoRing;
-            config.world.water_level = 0.45;
-            config.elevation.fbm.noise_scale = 6.0;
-        }
-        "continent" => {
-            config.elevation.layout = Layout::CentreIsland;
-            config.world.water_level = 0.25;
-            config.elevation.fbm.noise_scale = 3.0;
-        }
-        other => {
-            let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
-            return Err(ParamError::new("preset", other, names.join(", ")));
+impl Preset {
+    /// Every preset, in the order of [`PRESETS`].
+    pub const ALL: [Preset; 5] = [
+        Preset::Default,
+        Preset::Reference,
+        Preset::Classic,
+        Preset::Archipelago,
+        Preset::Continent,
+    ];
+
+    /// The preset's one name.
+    pub fn name(self) -> &'static str {
+        PRESETS[Self::ALL.iter().position(|&p| p == self).expect("listed")].0
+    }
+
+    /// What the preset is, in a line.
+    pub fn about(self) -> &'static str {
+        PRESETS[Self::ALL.iter().position(|&p| p == self).expect("listed")].1
+    }
+
+    /// Parses a preset's name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == text)
+    }
+
+    /// The pipeline the preset runs.
+    pub fn pipeline(self) -> Pipeline {
+        match self {
+            Preset::Classic => Pipeline::Classic,
+            _ => Pipeline::Mesh,
         }
     }
-    Ok(config)
+
+    /// The preset's configuration.
+    pub fn config(self) -> Config {
+        let mut config = Config {
+            preset: self,
+            ..Config::default()
+        };
+        match self {
+            Preset::Default | Preset::Classic => {}
+            Preset::Reference => {
+                config.biome.whittaker = orogen_biome::Whittaker::reference();
+                config.biome.redistribute = false;
+                config.biome.water_boost = 0.0;
+                config.export.normalize = Normalize::MinMax;
+                config.export.resolution = 4096;
+            }
+            Preset::Archipelago => {
+                config.elevation.layout = Layout::ArchipelagoRing;
+                config.world.water_level = 0.45;
+                config.elevation.fbm.noise_scale = 6.0;
+            }
+            Preset::Continent => {
+                config.elevation.layout = Layout::CentreIsland;
+                config.world.water_level = 0.25;
+                config.elevation.fbm.noise_scale = 3.0;
+            }
+        }
+        config
+    }
+}
+
+/// The configuration of a named preset.
+pub fn preset(name: &str) -> Result<Config, ParamError> {
+    match Preset::parse(name) {
+        Some(p) => Ok(p.config()),
+        None => {
+            let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+            Err(ParamError::new("preset", name, names.join(", ")))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -68,10 +146,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_preset_is_valid_and_distinct() {
+    fn every_preset_is_valid_distinct_and_named_once() {
         let configs: Vec<Config> = PRESETS.iter().map(|(n, _)| preset(n).unwrap()).collect();
         for (config, (name, _)) in configs.iter().zip(PRESETS) {
             config.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+            // The name the preset is chosen by is the name its config records, in TOML and JSON.
+            assert_eq!(config.preset.name(), *name);
+            assert!(config.to_toml().contains(&format!("preset = \"{name}\"")));
+            assert_eq!(serde_json::to_value(config.preset).unwrap(), *name);
+            let clap_name = clap::ValueEnum::to_possible_value(&config.preset).unwrap();
+            assert_eq!(clap_name.get_name(), *name);
         }
         for i in 0..configs.len() {
             for j in i + 1..configs.len() {
@@ -83,5 +167,12 @@ mod tests {
             }
         }
         assert!(preset("tundra-world").is_err());
+        // A config of an earlier release (`preset = "mesh"`) reads as the default preset.
+        let old = Config::from_toml("preset = \"mesh\"\n", "old.toml").unwrap();
+        assert_eq!(old.preset, Preset::Default);
+        assert_eq!(
+            preset("classic").unwrap().pipeline(),
+            crate::Pipeline::Classic
+        );
     }
 }

@@ -122,7 +122,7 @@ impl Rect {
 /// A uniform float in `[0, 1)` from the top 53 bits of one 64-bit draw.
 #[inline]
 pub fn unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    orogen_world::seed::unit_f64(rng.next_u64())
 }
 
 /// A uniform index in `0..n` (multiply-shift; `n > 0`).

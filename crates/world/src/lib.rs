@@ -34,6 +34,7 @@ mod layer;
 mod mesh;
 pub mod params;
 pub mod seed;
+pub mod testing;
 mod world;
 
 pub use csr::Csr;

@@ -78,7 +78,7 @@ impl DualMesh {
         let jitter = jitter.clamp(0.0, 0.8);
         let (sx, sy) = (width / (nx - 1) as f64, height / (ny - 1) as f64);
         let id = |i: usize, j: usize| (j * nx + i) as u32;
-        let unit = |k: u64| (crate::seed::item_seed(seed, k) >> 11) as f64 / (1u64 << 53) as f64;
+        let unit = |k: u64| crate::seed::unit_f64(crate::seed::item_seed(seed, k));
         let mut xy = Vec::with_capacity(nx * ny * 2);
         let mut boundary = Vec::with_capacity(nx * ny);
         for j in 0..ny {

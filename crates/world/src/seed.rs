@@ -36,6 +36,19 @@ pub fn item_seed(stage_seed: u64, item_idx: u64) -> u64 {
     splitmix64(stage_seed ^ item_idx)
 }
 
+/// A uniform float in `[0, 1)` from the top 53 bits of a 64-bit draw (every random float of
+/// orogen goes through here or [`unit_open`], so the numbers do not depend on `rand`'s version).
+#[inline]
+pub fn unit_f64(bits: u64) -> f64 {
+    (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A uniform float strictly inside `(0, 1)`: [`unit_f64`] moved by half a step.
+#[inline]
+pub fn unit_open(bits: u64) -> f64 {
+    ((bits >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
+}
+
 /// A Xoshiro256++ seeded from a 64-bit seed (expanded by the generator's own splitmix).
 pub fn rng_from_seed(seed: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed)

@@ -175,6 +175,34 @@ impl World {
             })
     }
 
+    /// The water kind per region ([`crate::ids::water`]) with the hydrology's lakes: the
+    /// elevation stage's `region_water` (ocean, enclosed water), and [`water::LAKE`](
+    /// crate::ids::water::LAKE) wherever `region_lake` (written by the hydrology stage, a lake
+    /// id or -1) names a lake. The hydrology stage leaves `region_water` as the elevation stage
+    /// wrote it, so it can run again on a saved world; every reader of lakes goes through here.
+    pub fn water_kinds(&self) -> Result<Vec<u8>, WorldError> {
+        let mut kinds = self.view1::<u8>("region_water")?.to_vec();
+        if self.has_layer("region_lake") {
+            let lakes = self.view1::<i32>("region_lake")?;
+            if lakes.len() != kinds.len() {
+                return Err(WorldError::BadLayer {
+                    name: "region_lake".into(),
+                    problem: format!(
+                        "holds {} regions, region_water {}",
+                        lakes.len(),
+                        kinds.len()
+                    ),
+                });
+            }
+            for (kind, &lake) in kinds.iter_mut().zip(lakes) {
+                if lake >= 0 {
+                    *kind = crate::ids::water::LAKE;
+                }
+            }
+        }
+        Ok(kinds)
+    }
+
     /// A 2-D view (rasters, tables, per-region vectors).
     pub fn view2<T: Element>(&self, name: &str) -> Result<ndarray::ArrayView2<'_, T>, WorldError> {
         self.view::<T>(name)?

@@ -1,7 +1,7 @@
 //! River selection: main rivers and tributaries, distinct, from high ground to the sea or to
 //! another river.
 
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, ParamInfo, Spec, check_specs, describe_specs};
 use serde::{Deserialize, Serialize};
 
 use super::route::check_len;
@@ -62,20 +62,62 @@ impl PassParams {
         }
     }
 
+    /// Every parameter of a pass, described once.
+    pub const SPECS: &[Spec<PassParams>] = &[
+        Spec::float(
+            "top_fraction",
+            "Share of land corners, by flow, that may start a river",
+            0.0,
+            1.0,
+            |p: &PassParams| p.top_fraction,
+        ),
+        Spec::int(
+            "min_hops",
+            "Least hops to the sea of a source",
+            0,
+            1_000_000,
+            |p: &PassParams| p.min_hops.into(),
+        ),
+        Spec::float(
+            "min_hops_sqrt",
+            "Least hops to the sea as a multiple of sqrt(land corners)",
+            0.0,
+            100.0,
+            |p: &PassParams| p.min_hops_sqrt,
+        ),
+        Spec::float(
+            "min_hops_of_main",
+            "Least hops to the sea as a multiple of the main pass's minimum",
+            0.0,
+            100.0,
+            |p: &PassParams| p.min_hops_of_main,
+        ),
+        Spec::int(
+            "max_rivers",
+            "Most rivers of the pass",
+            0,
+            1_000_000,
+            |p: &PassParams| p.max_rivers.into(),
+        ),
+        Spec::float(
+            "max_rivers_sqrt",
+            "Most rivers of the pass per sqrt(land corners)",
+            0.0,
+            1000.0,
+            |p: &PassParams| p.max_rivers_sqrt,
+        ),
+        Spec::float(
+            "spacing",
+            "Spacing between the pass's rivers",
+            0.0,
+            1000.0,
+            |p: &PassParams| p.spacing,
+        )
+        .unit("cell spacings"),
+    ];
+
     fn validate(&self, prefix: &str) -> Result<(), ParamError> {
-        let name = |field: &str| format!("{prefix}{field}");
-        in_range(&name("top_fraction"), self.top_fraction, 0.0..=1.0)?;
-        in_range(&name("min_hops"), self.min_hops, 0..=1_000_000)?;
-        in_range(&name("min_hops_sqrt"), self.min_hops_sqrt, 0.0..=100.0)?;
-        in_range(
-            &name("min_hops_of_main"),
-            self.min_hops_of_main,
-            0.0..=100.0,
-        )?;
-        in_range(&name("max_rivers"), self.max_rivers, 0..=1_000_000)?;
-        in_range(&name("max_rivers_sqrt"), self.max_rivers_sqrt, 0.0..=1000.0)?;
-        in_range(&name("spacing"), self.spacing, 0.0..=1000.0)?;
-        Ok(())
+        check_specs(self, Self::SPECS).map_err(|e| e.prefixed(prefix))
     }
 }
 
@@ -127,18 +169,77 @@ impl Default for RiverParams {
 }
 
 impl RiverParams {
+    /// Every parameter outside the passes, described once.
+    pub const SPECS: &[Spec<RiverParams>] = &[
+        Spec::float(
+            "min_flow",
+            "Least flow of a source",
+            0.0,
+            1e9,
+            |p: &RiverParams| p.min_flow,
+        ),
+        Spec::float(
+            "min_flow_per_corner",
+            "Least flow of a source per land corner",
+            0.0,
+            1.0,
+            |p: &RiverParams| p.min_flow_per_corner,
+        ),
+        Spec::float(
+            "extend_min_flow",
+            "Rivers grow upstream while the flow is at least this",
+            1.0,
+            1e9,
+            |p: &RiverParams| p.extend_min_flow,
+        ),
+        Spec::float(
+            "width_base",
+            "River width at the smallest flow",
+            0.0,
+            100.0,
+            |p: &RiverParams| p.width_base,
+        )
+        .unit("cell spacings"),
+        Spec::float(
+            "width_scale",
+            "River width added at the largest flow",
+            0.0,
+            100.0,
+            |p: &RiverParams| p.width_scale,
+        )
+        .unit("cell spacings"),
+        Spec::float(
+            "width_exponent",
+            "Exponent of (flow / max flow) for width and opacity",
+            0.01,
+            10.0,
+            |p: &RiverParams| p.width_exponent,
+        ),
+        Spec::float(
+            "opacity_base",
+            "River opacity at the smallest flow",
+            0.0,
+            1.0,
+            |p: &RiverParams| p.opacity_base,
+        ),
+    ];
+
+    /// The parameter table of the selection, paths after `prefix`.
+    pub fn param_table(prefix: &str) -> Vec<ParamInfo> {
+        let mut rows = describe_specs(&format!("{prefix}main."), PassParams::SPECS);
+        rows.extend(describe_specs(
+            &format!("{prefix}tributary."),
+            PassParams::SPECS,
+        ));
+        rows.extend(describe_specs(prefix, Self::SPECS));
+        rows
+    }
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
         self.main.validate("main.")?;
         self.tributary.validate("tributary.")?;
-        in_range("min_flow", self.min_flow, 0.0..=1e9)?;
-        in_range("min_flow_per_corner", self.min_flow_per_corner, 0.0..=1.0)?;
-        in_range("extend_min_flow", self.extend_min_flow, 1.0..=1e9)?;
-        in_range("width_base", self.width_base, 0.0..=100.0)?;
-        in_range("width_scale", self.width_scale, 0.0..=100.0)?;
-        in_range("width_exponent", self.width_exponent, 0.01..=10.0)?;
-        in_range("opacity_base", self.opacity_base, 0.0..=1.0)?;
-        Ok(())
+        check_specs(self, Self::SPECS)
     }
 }
 

@@ -93,13 +93,46 @@ impl Default for TraceParams {
 }
 
 impl TraceParams {
+    /// Every parameter, described once.
+    pub const SPECS: &[params::Spec<TraceParams>] = &[
+        params::Spec::int(
+            "count",
+            "Number of rivers",
+            0,
+            100_000,
+            |p: &TraceParams| p.count as i128,
+        ),
+        params::Spec::other(
+            "source_min",
+            "A source is a random cell at least this high",
+            "a finite number",
+        ),
+        params::Spec::int(
+            "tries",
+            "Random draws per source before taking the last one",
+            1,
+            1_000_000,
+            |p: &TraceParams| p.tries as i128,
+        ),
+        params::Spec::other(
+            "water_level",
+            "A river stops after reaching a cell below this level",
+            "a finite number",
+        ),
+        params::Spec::int(
+            "max_steps",
+            "Most cells per river",
+            1,
+            100_000_000,
+            |p: &TraceParams| p.max_steps as i128,
+        ),
+    ];
+
     /// Checks every field against its documented range.
     pub fn validate(&self) -> Result<(), ParamError> {
-        params::in_range("count", self.count, 0..=100_000)?;
+        params::check_specs(self, Self::SPECS)?;
         params::finite("source_min", f64::from(self.source_min))?;
-        params::in_range("tries", self.tries, 1..=1_000_000)?;
         params::finite("water_level", f64::from(self.water_level))?;
-        params::in_range("max_steps", self.max_steps, 1..=100_000_000)?;
         Ok(())
     }
 }

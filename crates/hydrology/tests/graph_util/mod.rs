@@ -300,7 +300,13 @@ pub fn check_hydrology(world: &World, water_before: &[u8], fill_mode: bool) -> S
     let surface = f32s(world, "lake_surface");
     let lake_outlet = u32s(world, "lake_outlet");
     let region_lake = i32s(world, "region_lake");
-    let region_water = u8s(world, "region_water");
+    // The elevation stage's kinds stay as they were; the lakes come from `region_lake`.
+    assert_eq!(
+        u8s(world, "region_water"),
+        water_before,
+        "region_water changed"
+    );
+    let region_water = world.water_kinds().unwrap();
     let region_elev = f32s(world, "region_elevation");
     assert_eq!(surface.len(), lake_outlet.len());
     let mut lake_size = vec![0usize; surface.len()];

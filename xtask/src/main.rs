@@ -65,7 +65,7 @@ fn run_orogen(args: &[String]) -> Result<()> {
         "--release",
         "--quiet",
         "-p",
-        "orogen",
+        "orogen-cli",
         "--bin",
         "orogen",
     ]))?;

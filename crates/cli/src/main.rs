@@ -821,7 +821,7 @@ fn run(command: &Command) -> ExitCode {
         Command::Dem(command) => return dem(command),
         Command::Profile(args) => profile(args),
         Command::Serve(args) => {
-            return match orogen::serve::run(&args.host, args.port) {
+            return match orogen_playground::run(&args.host, args.port) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => {
                     eprintln!("error: orogen serve on {}:{}: {err}", args.host, args.port);

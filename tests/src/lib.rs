@@ -29,7 +29,7 @@ pub fn orogen_bin() -> PathBuf {
     BUILT.call_once(|| {
         let status = Command::new(&cargo)
             .current_dir(workspace_root())
-            .args(["build", "--quiet", "-p", "orogen", "--bin", "orogen"])
+            .args(["build", "--quiet", "-p", "orogen-cli", "--bin", "orogen"])
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building orogen failed");

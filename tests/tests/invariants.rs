@@ -78,6 +78,13 @@ fn forbidden(package: &str) -> Vec<&'static str> {
         bad.extend(STAGES);
         bad.push("orogen");
     }
+    if package == "orogen" || package == "orogen-playground" {
+        // The pipeline compiles no web server and no command line; the server no command line.
+        bad.push("orogen-cli");
+        if package == "orogen" {
+            bad.push("orogen-playground");
+        }
+    }
     if package == "xtask" {
         bad.extend(STAGES);
         bad.extend(["orogen-world", "orogen-export", "orogen", "orogen-sampling"]);
@@ -116,4 +123,34 @@ fn the_checker_itself_catches_a_stage_on_a_stage() {
     assert!(!forbidden("orogen-flora").contains(&"orogen-world"));
     assert!(!forbidden("orogen-flora").contains(&"orogen-sampling"));
     assert!(!forbidden("orogen").contains(&"orogen-mesh"));
+    assert!(forbidden("orogen").contains(&"orogen-playground"));
+}
+
+#[test]
+fn the_pipeline_compiles_no_web_server_and_no_command_line() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args([
+            "tree", "-p", "orogen", "-e", "normal", "--prefix", "none", "--offline",
+        ])
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = tree
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(names.contains(&"ndarray"), "cargo tree lists orogen's dependencies: {tree}");
+    for crate_name in ["axum", "tokio", "hyper", "clap", "indicatif"] {
+        assert!(
+            !names.contains(&crate_name),
+            "orogen (the pipeline) depends on {crate_name}"
+        );
+    }
 }

@@ -559,7 +559,7 @@ fn every_bad_value_is_refused_by_the_playground() {
         let value = json_of(&row.value).unwrap_or_else(|| serde_json::json!(u64::MAX));
         let body = serde_json::json!({ "config": nested(&row.key, value) });
         let err =
-            orogen::serve::GenerateRequest::parse(body.to_string().as_bytes()).expect_err(&row.key);
+            orogen_playground::GenerateRequest::parse(body.to_string().as_bytes()).expect_err(&row.key);
         match &row.expect {
             // The server's own cap comes first.
             Expect::Range { param, .. } if row.key == "world.cells" => {

@@ -78,14 +78,14 @@ fn task() -> Result<()> {
 /// it with `args`, passing its exit code on.
 fn run_orogen(args: &[String]) -> Result<()> {
     eprintln!(
-        "building orogen in release (cargo build --release -p orogen; the first build takes \
+        "building orogen in release (cargo build --release -p orogen-cli; the first build takes \
          several minutes on a 2-core machine, later ones seconds)"
     );
     run(Command::new(cargo()).current_dir(root()).args([
         "build",
         "--release",
         "-p",
-        "orogen",
+        "orogen-cli",
         "--bin",
         "orogen",
     ]))?;

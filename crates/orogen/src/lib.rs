@@ -4,8 +4,10 @@
 //! This crate is the pipeline: it alone knows the stage order, holds one [`Config`] with every
 //! stage's parameters, derives each stage's seed from the world seed, and runs the stages
 //! ([`generate`]). The stage crates (`orogen-mesh`, `orogen-elevation`, ...) are usable on their
-//! own; `orogen-export` writes the files ([`write_outputs`]). The `orogen` binary is a thin clap
-//! front end over this library, so everything the command does is available to a program.
+//! own; `orogen-export` writes the files ([`write_outputs`]). The `orogen` binary (package
+//! `orogen-cli`) is a thin clap front end over this library and the playground
+//! (`orogen-playground`), so everything the command does is available to a program, and a
+//! program using the pipeline compiles no web server or command-line parser.
 //!
 //! ```
 //! let mut config = orogen::Config::default();
@@ -26,7 +28,6 @@ mod pipeline;
 pub mod presets;
 pub mod profile;
 pub mod render3d;
-pub mod serve;
 
 pub use classic::{CLASSIC_STAGES, ClassicParams, Pipeline};
 pub use config::{Config, ExportParams, MAX_CELLS, WorldParams, memory_estimate_bytes};

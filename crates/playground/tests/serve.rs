@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 /// One server for the whole test binary.
 fn server() -> SocketAddr {
     static ADDR: OnceLock<SocketAddr> = OnceLock::new();
-    *ADDR.get_or_init(|| orogen::serve::spawn("127.0.0.1:0").expect("bind loopback"))
+    *ADDR.get_or_init(|| orogen_playground::spawn("127.0.0.1:0").expect("bind loopback"))
 }
 
 fn small(session: &str, config: Value) -> Value {
@@ -62,7 +62,7 @@ fn serves_the_page_and_its_assets() {
         defaults["config"]["world"]["seed"],
         json!(orogen::Config::default().world.seed)
     );
-    assert_eq!(defaults["max_cells"], json!(orogen::serve::MAX_SERVE_CELLS));
+    assert_eq!(defaults["max_cells"], json!(orogen_playground::MAX_SERVE_CELLS));
 }
 
 #[test]
@@ -225,7 +225,7 @@ fn bad_parameters_get_400_with_a_message() {
     )
     .unwrap();
     assert_eq!(r.status, 400);
-    let big = vec![b' '; orogen::serve::MAX_BODY_BYTES + 10];
+    let big = vec![b' '; orogen_playground::MAX_BODY_BYTES + 10];
     let r = request(addr, "POST", "/api/generate", "application/json", &big).unwrap();
     assert_eq!(r.status, 413);
     let r = get(addr, "/api/bundle");
@@ -418,19 +418,39 @@ fn the_bundle_is_a_deterministic_zip_of_the_outputs() {
     assert_eq!(a.body, b.body, "same request, same bytes");
 }
 
-/// Starts `orogen serve --port 0` with `threads` rayon threads; returns it and its address.
+/// Not a test: the server of [`serve_process`], run in a child process of this test binary
+/// (the `orogen` binary lives in another package, so cargo does not build it for these tests).
+#[test]
+#[ignore = "a child process of the_bundle_is_the_same_bytes_for_1_2_and_8_threads"]
+fn serve_child() {
+    if std::env::var_os("OROGEN_SERVE_CHILD").is_none() {
+        return;
+    }
+    let addr = orogen_playground::spawn("127.0.0.1:0").expect("bind loopback");
+    println!("orogen playground: http://{addr}/");
+    std::thread::sleep(Duration::from_secs(600));
+}
+
+/// Starts a playground in a child process with `threads` rayon threads; returns it and its
+/// address.
 fn serve_process(threads: usize) -> (std::process::Child, SocketAddr) {
     use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_orogen"))
-        .args(["serve", "--port", "0"])
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["serve_child", "--exact", "--ignored", "--nocapture", "--quiet"])
+        .env("OROGEN_SERVE_CHILD", "1")
         .env("RAYON_NUM_THREADS", threads.to_string())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // The test harness prints its own lines first.
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    while !line.contains("http://") {
+        line.clear();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            panic!("the server child ended without printing its address");
+        }
+    }
     let addr = line
         .trim()
         .rsplit("http://")

@@ -240,7 +240,7 @@ fn the_playground_works_in_a_headless_browser() {
         println!("SKIPPED: chromium not installed");
         return;
     };
-    let server = orogen::serve::spawn("127.0.0.1:0").expect("bind loopback");
+    let server = orogen_playground::spawn("127.0.0.1:0").expect("bind loopback");
     let downloads = tempfile::tempdir().unwrap();
     let profile = tempfile::tempdir().unwrap();
     let driver = Driver::start(&chromium, &chromedriver, downloads.path(), profile.path());

@@ -704,7 +704,7 @@ fn run(command: &Command, matches: &ArgMatches) -> ExitCode {
         Command::Dem(command) => return dem(command),
         Command::Profile(args) => profile(args),
         Command::Serve(args) => {
-            orogen::serve::run(&args.host, args.port).map_err(|err| Error::Tool {
+            orogen_playground::run(&args.host, args.port).map_err(|err| Error::Tool {
                 tool: format!("orogen serve on {}:{}", args.host, args.port),
                 message: err.to_string(),
             })

@@ -6,7 +6,7 @@
 //! - `POST /api/generate` with `{"session": "...", "sequence": 7, "resolution": 512, "config":
 //!   {...}}` (`sequence`, optional: the client's request count, which orders the session's
 //!   requests whatever order they arrive in; without it, the order of arrival), where
-//!   `config` is any subset of [`Config`](crate::Config) (the TOML config's fields, as JSON).
+//!   `config` is any subset of [`Config`](orogen::Config) (the TOML config's fields, as JSON).
 //!   Answers `200` with the layers as base64 PNGs (`colormap`, `biomes`, `heightmap`, `rivers`,
 //!   `flora`, `outlines`), a coarse elevation grid for the 3-D view and the per-stage timings;
 //!   `400 {"error": "..."}` on bad parameters; `409` when a newer request of the same session
@@ -74,7 +74,7 @@ pub fn router() -> Router {
 /// The page's starting point: the default config, the cell count it starts with, the caps.
 fn defaults() -> serde_json::Value {
     serde_json::json!({
-        "config": crate::Config::default(),
+        "config": orogen::Config::default(),
         "playground_cells": PLAYGROUND_CELLS,
         "max_cells": MAX_SERVE_CELLS,
         "max_resolution": MAX_RESOLUTION,

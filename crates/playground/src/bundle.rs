@@ -8,13 +8,13 @@ use orogen_world::World;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
-use crate::Config;
+use orogen::Config;
 
 /// A bundle failure (internal: the request was validated before).
 #[derive(Debug, thiserror::Error)]
 pub(super) enum BundleError {
     #[error(transparent)]
-    Pipeline(#[from] crate::Error),
+    Pipeline(#[from] orogen::Error),
     #[error("bundle: {0}")]
     Io(#[from] std::io::Error),
     #[error("bundle: {0}")]
@@ -36,7 +36,7 @@ pub(super) fn zip_outputs(world: &World, config: &Config) -> Result<Vec<u8>, Bun
 }
 
 fn zip_dir(world: &World, config: &Config, dir: &std::path::Path) -> Result<Vec<u8>, BundleError> {
-    let mut names = crate::write_outputs(world, config, dir)?;
+    let mut names = orogen::write_outputs(world, config, dir)?;
     names.sort();
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Deflated)

@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 
 use super::{MAX_CONCURRENT, bundle, render};
-use crate::{Config, Timings};
+use orogen::{Config, Timings};
 
 /// The most cells the server generates (the command line allows more).
 pub const MAX_SERVE_CELLS: usize = 200_000;
@@ -199,7 +199,7 @@ impl State {
         &self,
         config: &Config,
         timings: &mut Timings,
-    ) -> Result<(World, bool), crate::Error> {
+    ) -> Result<(World, bool), orogen::Error> {
         let key = MeshKey::of(config);
         {
             let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
@@ -211,7 +211,7 @@ impl State {
                 return Ok((world, true));
             }
         }
-        let world = crate::generate_mesh(config, timings)?;
+        let world = orogen::generate_mesh(config, timings)?;
         let took = timings.total();
         let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
         if !meshes.iter().any(|(k, _, _)| *k == key) {
@@ -240,7 +240,7 @@ impl ApiError {
         )
     }
 
-    fn from_pipeline(e: &crate::Error) -> Self {
+    fn from_pipeline(e: &orogen::Error) -> Self {
         let status = if e.is_invalid_input() {
             StatusCode::BAD_REQUEST
         } else {
@@ -299,7 +299,7 @@ pub(super) async fn generate(
             return Err(ApiError::superseded());
         }
         let until = (!request.wants("flora")).then_some("flora");
-        crate::generate_rest_until(&config, &mut world, &mut timings, until)
+        orogen::generate_rest_until(&config, &mut world, &mut timings, until)
             .map_err(|e| ApiError::from_pipeline(&e))?;
         if !state.is_current(&session, key) {
             return Err(ApiError::superseded());
@@ -359,7 +359,7 @@ pub(super) async fn bundle(
         let (mut world, _) = state
             .meshed_world(&config, &mut timings)
             .map_err(|e| ApiError::from_pipeline(&e))?;
-        crate::generate_rest(&config, &mut world, &mut timings)
+        orogen::generate_rest(&config, &mut world, &mut timings)
             .map_err(|e| ApiError::from_pipeline(&e))?;
         bundle::zip_outputs(&world, &config)
             .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))

@@ -10,7 +10,7 @@ use orogen_export::{ExportError, colormap, heightmap, png};
 use orogen_world::World;
 use serde_json::{Map, Value, json};
 
-use crate::Config;
+use orogen::Config;
 
 /// Side (in samples) of the elevation grid for the 3-D view, along the map's longer side.
 pub(super) const TERRAIN_SIDE: usize = 160;

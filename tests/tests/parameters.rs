@@ -79,7 +79,7 @@ impl Row {
 }
 
 /// Parameters that take any value of their type (a boolean is always valid).
-const ANY_VALUE: &[&str] = &["export.hillshade", "biome.redistribute"];
+const ANY_VALUE: &[&str] = &["biome.redistribute"];
 
 /// The default value of a list parameter, changed by `edit`, as a TOML literal.
 fn edited(key: &str, edit: impl FnOnce(&mut toml::Value)) -> String {
@@ -119,6 +119,7 @@ fn rows() -> Vec<Row> {
         ),
         typed("preset", "\"voxel\"", "`mesh` or `classic`"),
         range("export.resolution", "100000", "1 ..= 32768").flag("--resolution"),
+        range("export.hillshade", "-1.0", "0 ..= 50").flag("--hillshade"),
         typed(
             "export.outputs",
             "[\"png\"]",
@@ -150,9 +151,17 @@ fn rows() -> Vec<Row> {
             "1 ..= 1000000000",
         )
         .flag("--river-extend-flow"),
-        range("rivers.selection.width_base", "101.0", "0 ..= 100"),
-        range("rivers.selection.width_scale", "-0.1", "0 ..= 100"),
-        range("rivers.selection.width_exponent", "0.0", "0.01 ..= 10"),
+        range(
+            "rivers.selection.width_source_m",
+            "100001.0",
+            "0 ..= 100000",
+        ),
+        range(
+            "rivers.selection.width_per_sqrt_km2_m",
+            "-0.1",
+            "0 ..= 100000",
+        ),
+        range("rivers.selection.opacity_exponent", "0.0", "0.01 ..= 10"),
         range("rivers.selection.opacity_base", "1.5", "0 ..= 1"),
     ];
     for pass in ["main", "tributary"] {

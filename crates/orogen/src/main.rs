@@ -279,9 +279,10 @@ struct ExportArgs {
     /// Also write the whole world as world.npz (the same as adding npz to --outputs) [default: off]
     #[arg(long)]
     save_world: bool,
-    /// Shade colormap.png by slope (sun north-west, 45 degrees up) [default: off]
-    #[arg(long)]
-    hillshade: bool,
+    /// Relief shading of colormap.png: slope strength under a north-west sun, 0 = off
+    /// [default: 4] [range: 0..=50]
+    #[arg(long, value_name = "STRENGTH", allow_negative_numbers = true)]
+    hillshade: Option<f32>,
     /// Heightmap for an engine: none (any size, pixel centres), unity (2^n+1: 33..=4097),
     /// unreal (127, 253, 505, 1009, 2017, 4033, 8129) or godot (EXR, any size); engines sample
     /// vertices and need a square map [default: none]
@@ -349,7 +350,7 @@ impl ExportArgs {
             export.outputs = list.0.clone();
         }
         set(&mut export.normalize, self.normalize);
-        export.hillshade |= self.hillshade;
+        set(&mut export.hillshade, self.hillshade);
         set(&mut export.engine, self.engine);
         set(&mut export.heightmap_size, self.heightmap_size);
         set(&mut export.glb_resolution, self.glb_resolution);

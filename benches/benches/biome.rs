@@ -84,7 +84,7 @@ fn color_map(c: &mut Criterion) {
             lake: p.lake,
             river: p.river,
         },
-        hillshade: false,
+        hillshade: 0.0,
         rivers: true,
     };
     let grid = PixelGrid::centres(4096, 1.0, 1.0).unwrap();
@@ -95,7 +95,7 @@ fn color_map(c: &mut Criterion) {
         b.iter(|| colormap(&world, &grid, &options).unwrap())
     });
     let shaded = ColormapOptions {
-        hillshade: true,
+        hillshade: 4.0,
         ..options
     };
     group.bench_function("4096_50k_hillshade", |b| {

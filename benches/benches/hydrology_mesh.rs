@@ -42,6 +42,7 @@ fn bench(c: &mut Criterion) {
             is_land: &is_land,
             corner_lake: &corner_lake,
             spacing: (1.0 / mesh.n_regions() as f64).sqrt(),
+            metres_per_unit: world.meta.world_size_m,
         };
         let params = graph::Params::default();
         group.bench_function(BenchmarkId::new("river_selection", cells), |b| {

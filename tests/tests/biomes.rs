@@ -94,7 +94,7 @@ fn colormap_and_biome_map_are_written_and_listed() {
     config.world.seed = 5;
     config.world.cells = 3_000;
     config.export.resolution = 200;
-    config.export.hillshade = true;
+    config.export.hillshade = 8.0;
     let world = orogen::generate(&config).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let files = orogen::write_outputs(&world, &config, dir.path()).unwrap();

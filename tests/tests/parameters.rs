@@ -79,7 +79,7 @@ impl Row {
 }
 
 /// Parameters that take any value of their type (a boolean is always valid).
-const ANY_VALUE: &[&str] = &["export.hillshade", "biome.redistribute"];
+const ANY_VALUE: &[&str] = &["biome.redistribute"];
 
 /// The default value of a list parameter, changed by `edit`, as a TOML literal.
 fn edited(key: &str, edit: impl FnOnce(&mut toml::Value)) -> String {
@@ -123,6 +123,7 @@ fn rows() -> Vec<Row> {
             "`default`, `reference`, `classic`, `archipelago`, `continent`",
         ),
         range("export.resolution", "100000", "1 ..= 32768").flag("--resolution"),
+        range("export.hillshade", "-1.0", "0 ..= 50").flag("--hillshade"),
         typed(
             "export.outputs",
             "[\"png\"]",
@@ -154,9 +155,17 @@ fn rows() -> Vec<Row> {
             "1 ..= 1000000000",
         )
         .flag("--river-extend-flow"),
-        range("hydrology.selection.width_base", "101.0", "0 ..= 100"),
-        range("hydrology.selection.width_scale", "-0.1", "0 ..= 100"),
-        range("hydrology.selection.width_exponent", "0.0", "0.01 ..= 10"),
+        range(
+            "hydrology.selection.width_source_m",
+            "100001.0",
+            "0 ..= 100000",
+        ),
+        range(
+            "hydrology.selection.width_per_sqrt_km2_m",
+            "-0.1",
+            "0 ..= 100000",
+        ),
+        range("hydrology.selection.opacity_exponent", "0.0", "0.01 ..= 10"),
         range("hydrology.selection.opacity_base", "1.5", "0 ..= 1"),
     ];
     for pass in ["main", "tributary"] {
@@ -558,8 +567,8 @@ fn every_bad_value_is_refused_by_the_playground() {
         }
         let value = json_of(&row.value).unwrap_or_else(|| serde_json::json!(u64::MAX));
         let body = serde_json::json!({ "config": nested(&row.key, value) });
-        let err =
-            orogen_playground::GenerateRequest::parse(body.to_string().as_bytes()).expect_err(&row.key);
+        let err = orogen_playground::GenerateRequest::parse(body.to_string().as_bytes())
+            .expect_err(&row.key);
         match &row.expect {
             // The server's own cap comes first.
             Expect::Range { param, .. } if row.key == "world.cells" => {

@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Whittaker;
 
-/// An RGB colour, each channel in 0 ..= 1.
-pub type Rgb = [f32; 3];
+pub use orogen_world::color::Rgb;
 
 /// The colours of the biomes and of water (RGB, 0 ..= 1). Defaults: the reference's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -110,16 +109,7 @@ impl Palette {
     }
 }
 
-/// Shallow to deep with `t = depth^0.7`, depth clamped to 0 ..= 1 (NaN as 0).
-pub fn ocean_color(shallow: Rgb, deep: Rgb, depth: f32) -> Rgb {
-    let d = if depth.is_nan() {
-        0.0
-    } else {
-        depth.clamp(0.0, 1.0)
-    };
-    let t = d.powf(0.7);
-    [0, 1, 2].map(|c| shallow[c] * (1.0 - t) + deep[c] * t)
-}
+pub use orogen_world::color::ocean_color;
 
 /// The side of the colour table: 256 steps of elevation and of moisture.
 pub const TABLE_SIZE: usize = 256;
@@ -222,27 +212,8 @@ impl ColorTable {
     }
 }
 
-/// Bilinear lookup in an `n x n x 3` table (any `n >= 1`) at (e, m) in 0 ..= 1.
-pub fn bilinear(table: ArrayView3<'_, f32>, e: f32, m: f32) -> Rgb {
-    let (ne, nm, _) = table.dim();
-    let (i0, i1, ti) = cell(e, ne);
-    let (j0, j1, tj) = cell(m, nm);
-    [0, 1, 2].map(|c| {
-        let a = table[[i0, j0, c]] * (1.0 - tj) + table[[i0, j1, c]] * tj;
-        let b = table[[i1, j0, c]] * (1.0 - tj) + table[[i1, j1, c]] * tj;
-        a * (1.0 - ti) + b * ti
-    })
-}
-
-fn cell(v: f32, n: usize) -> (usize, usize, f32) {
-    if n < 2 {
-        return (0, 0, 0.0);
-    }
-    let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
-    let f = v * (n - 1) as f32;
-    let i0 = (f.floor() as usize).min(n - 2);
-    (i0, i0 + 1, f - i0 as f32)
-}
+/// Bilinear lookup in an `n x n x 3` table (the one lookup: `orogen_world::color`).
+pub use orogen_world::color::table_lookup as bilinear;
 
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)]

@@ -211,9 +211,6 @@ struct ExportArgs {
     /// Also write the whole world as world.npz (adds npz to --outputs)
     #[arg(long)]
     save_world: bool,
-    /// Shade colormap.png by slope (export.hillshade = true)
-    #[arg(long)]
-    hillshade: bool,
     /// Also write world.geojson (adds geojson to --outputs)
     #[arg(long)]
     geojson: bool,
@@ -398,10 +395,6 @@ impl ExportArgs {
         let mut flags = Vec::new();
         if let Some(list) = &self.outputs {
             config.export.outputs = list.0.clone();
-        }
-        if self.hillshade {
-            config.export.hillshade = true;
-            flags.push(("--hillshade", row(table, "export.hillshade")));
         }
         for (given, output) in [
             (self.save_world, Output::Npz),

@@ -3,19 +3,34 @@
 //! The colour map follows the article: per pixel, stored elevation and moisture are interpolated
 //! over the mesh by `orogen_world::interp` (each Delaunay triangle split in three by its corner
 //! point, barycentric between the piece's two sites and the corner), then looked up bilinearly
-//! in the blurred biome colour table (layer `biome_color_table`), so colours blend across cells.
-//! Water below sea level blends shallow to deep with `t = depth^0.7`; lakes (the interpolated
-//! share of lake regions above one half) get the lake colour; rivers are drawn on top with their
-//! widths, anti-aliased; an optional hillshade darkens slopes facing away from a north-west sun.
+//! in the blurred biome colour table (layer `biome_color_table`, through the one lookup
+//! `orogen_world::color::table_lookup`), so colours blend across cells. Then, per pixel:
+//!
+//! - Relief: land is lit by [`crate::relief`] from the slope in metres per metre, interpolated
+//!   the same way from per-region slopes (the mean of the planes of the region's triangles;
+//!   elevation in metres, sea level and below as 0), so the light is smooth across the mesh's
+//!   facets; the slope is multiplied by `hillshade` (0 = off). Water stays flat.
+//! - Shores: the sea is where the interpolated elevation is below 0, a lake where the
+//!   interpolated lake depth (the lake's surface minus the elevation; regions away from lakes
+//!   take the surface of a lake up to two regions away) is above 0. Each boundary is placed at
+//!   sub-pixel precision from the field's value and its gradient across the neighbouring pixels
+//!   (`distance = value / |gradient|`, in pixels) and blended by coverage `clamp(0.5 + distance,
+//!   0, 1)`: no staircases. A thin shore tint lightens the water within [`SHORE_TINT_PX`] pixels
+//!   of the shore.
+//! - Water: the ocean blends shallow to deep with `t = depth^0.7`; lakes take the lake colour.
+//! - Rivers: the strokes of [`crate::stroke`] (smooth, width from flow, tapered at sources),
+//!   clipped to land by the water coverage, so nothing is drawn on a lake's or the sea's surface.
 //!
 //! The flat biome map paints each pixel with the colour of the biome of the nearer of its
 //! piece's two sites (`region_biome`): cells bounded by the lines from the triangle centroids to
-//! the edge midpoints, close to the Voronoi cells.
+//! the edge midpoints, close to the Voronoi cells; the same shore and river rules apply, with
+//! the ocean and lake biome colours (rivers in the lake colour) and no relief.
 //!
 //! The colours come from the caller (the biome stage's palette, passed by the pipeline), since
 //! export depends on no stage.
 
-use ndarray::{Array1, Array2, Array3, ArrayView3};
+use ndarray::{Array1, Array2, Array3};
+use orogen_world::color::{ocean_color, table_lookup};
 use orogen_world::ids::water;
 use orogen_world::interp::{rasterize_mesh, rasterize_mesh_fields};
 use orogen_world::{DualMesh, World, WorldError};
@@ -23,9 +38,16 @@ use rayon::prelude::*;
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
+use crate::stroke::{StrokeStyle, river_strokes, stroke_coverage};
 
-/// An RGB colour, channels 0 ..= 1.
-pub type Rgb = [f32; 3];
+pub use orogen_world::color::Rgb;
+
+/// Width of the shore tint on the water side, pixels.
+pub const SHORE_TINT_PX: f32 = 2.0;
+/// How far the shore tint lightens the water towards white at the shore.
+pub const SHORE_TINT: f32 = 0.22;
+/// How much of the Lambert light the relief shading applies (see [`crate::relief::shade`]).
+pub const HILLSHADE_AMOUNT: f64 = 0.65;
 
 /// The water colours of the colour map.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,8 +67,9 @@ pub struct WaterColors {
 pub struct ColormapOptions {
     /// Water colours.
     pub water: WaterColors,
-    /// Darken slopes facing away from a north-west sun (45 degrees up).
-    pub hillshade: bool,
+    /// Relief shading strength: the slope is multiplied by this before it is lit by a
+    /// north-west sun 45 degrees up (0 = flat colours).
+    pub hillshade: f32,
     /// Draw the rivers of the `rivers` layer (when present).
     pub rivers: bool,
 }
@@ -188,31 +211,6 @@ fn to_u8(v: f32) -> u8 {
     (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
 }
 
-fn ocean(shallow: Rgb, deep: Rgb, depth: f32) -> Rgb {
-    let t = depth.clamp(0.0, 1.0).powf(0.7);
-    [0, 1, 2].map(|c| shallow[c] * (1.0 - t) + deep[c] * t)
-}
-
-/// Bilinear lookup in an `n x n x 3` table at (e, m), each clamped to 0 ..= 1.
-fn lookup(table: ArrayView3<'_, f32>, e: f32, m: f32) -> Rgb {
-    let (ne, nm, _) = table.dim();
-    let cell = |v: f32, n: usize| -> (usize, usize, f32) {
-        if n < 2 {
-            return (0, 0, 0.0);
-        }
-        let f = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) } * (n - 1) as f32;
-        let i0 = (f.floor() as usize).min(n - 2);
-        (i0, i0 + 1, f - i0 as f32)
-    };
-    let (i0, i1, ti) = cell(e, ne);
-    let (j0, j1, tj) = cell(m, nm);
-    [0, 1, 2].map(|c| {
-        let a = table[[i0, j0, c]] * (1.0 - tj) + table[[i0, j1, c]] * tj;
-        let b = table[[i1, j0, c]] * (1.0 - tj) + table[[i1, j1, c]] * tj;
-        a * (1.0 - ti) + b * ti
-    })
-}
-
 /// The stored elevation interpolated on `grid` (`ny x nx`) by `orogen_world::interp`: region
 /// values and `corner_elevation` (or, without it, the mean of the corner's regions).
 pub fn elevation_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
@@ -236,9 +234,292 @@ fn corner_elevation(world: &World) -> Result<Array1<f32>, ExportError> {
     Ok(Array1::from(corner_mean(world.mesh()?, |r| region_e[r])))
 }
 
+/// Field indices of the colour map's interpolation pass.
+const E: usize = 0;
+const LAKE: usize = 1;
+const M: usize = 2;
+const GX: usize = 3;
+const GY: usize = 4;
+
+/// The lake depth of every region and corner: the surface of the region's lake (or of a lake up
+/// to two regions away) minus the elevation; at least `DEPTH_EPS` in a lake region, at most
+/// `-DEPTH_EPS` in other regions and at corners of triangles without a lake region, -1 far from
+/// any lake. Lake regions without a lake id (enclosed water
+/// from the elevation stage) take the sea level as their surface; a world without
+/// `region_lake` and `lake_surface` takes the share of lake regions less one half.
+fn lake_depth(world: &World, corner_e: &[f32]) -> Result<(Vec<f32>, Vec<f32>), ExportError> {
+    const DEPTH_EPS: f32 = 1e-4;
+    let mesh = world.mesh()?;
+    let region_e = world.view1::<f32>("region_elevation")?;
+    let kind = world.water_kinds()?;
+    let lake_id = if world.has_layer("region_lake") {
+        Some(world.view1::<i32>("region_lake")?)
+    } else {
+        None
+    };
+    let surface = if world.has_layer("lake_surface") {
+        Some(world.view1::<f32>("lake_surface")?)
+    } else {
+        None
+    };
+    let n = mesh.n_regions();
+    let is_lake = |r: usize| kind[r] == water::LAKE;
+    if lake_id.is_none() || surface.is_none() {
+        // No lake surfaces (a world without hydrology): the lake share less one half.
+        let share = |r: usize| f32::from(u8::from(is_lake(r))) - 0.5;
+        let region: Vec<f32> = (0..n).map(&share).collect();
+        return Ok((region, corner_mean(mesh, &share)));
+    }
+    // The reference surface: a lake region's own, then spread twice over triangles (max).
+    let mut level: Vec<f32> = (0..n)
+        .map(|r| {
+            if !is_lake(r) {
+                return f32::NEG_INFINITY;
+            }
+            let own = lake_id
+                .as_ref()
+                .zip(surface.as_ref())
+                .and_then(|(id, s)| usize::try_from(id[r]).ok().and_then(|l| s.get(l).copied()));
+            own.unwrap_or(0.0).max(region_e[r])
+        })
+        .collect();
+    let tri = mesh.corner_regions.view();
+    for _ in 0..2 {
+        let mut next = level.clone();
+        for t in tri.rows() {
+            let top = t
+                .iter()
+                .map(|&r| level[r as usize])
+                .fold(f32::NEG_INFINITY, f32::max);
+            for &r in t {
+                let r = r as usize;
+                if !is_lake(r) && top > next[r] {
+                    next[r] = top;
+                }
+            }
+        }
+        level = next;
+    }
+    let region: Vec<f32> = (0..n)
+        .map(|r| {
+            if is_lake(r) {
+                (level[r] - region_e[r]).max(DEPTH_EPS)
+            } else if level[r].is_finite() {
+                (level[r] - region_e[r]).min(-DEPTH_EPS)
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    let corner: Vec<f32> = tri
+        .rows()
+        .into_iter()
+        .enumerate()
+        .map(|(c, t)| {
+            let top = t
+                .iter()
+                .map(|&r| level[r as usize])
+                .fold(f32::NEG_INFINITY, f32::max);
+            if t.iter().any(|&r| is_lake(r as usize)) {
+                top - corner_e[c]
+            } else if top.is_finite() {
+                // Land below a lake's level downstream of its outlet stays dry.
+                (top - corner_e[c]).min(-DEPTH_EPS)
+            } else {
+                t.iter().map(|&r| region[r as usize]).sum::<f32>() / 3.0
+            }
+        })
+        .collect();
+    Ok((region, corner))
+}
+
+/// Per-region slopes (dz/dx, dz/dy, metres per metre; x east, y south) of the land surface in
+/// metres (elevation below 0 as 0): the mean of the planes of each region's triangles, summed
+/// in corner order. Corners take the mean of their three regions.
+fn slopes(world: &World) -> Result<(Vec<[f32; 2]>, Vec<[f32; 2]>), ExportError> {
+    let mesh = world.mesh()?;
+    let region_e = world.view1::<f32>("region_elevation")?;
+    let m = world.meta.world_size_m / world.meta.width;
+    let h = |r: usize| f64::from(region_e[r].max(0.0)) * world.meta.max_height_m;
+    let n = mesh.n_regions();
+    let mut sum = vec![[0.0f64; 3]; n];
+    for t in mesh.corner_regions.rows() {
+        let [a, b, c] = [t[0] as usize, t[1] as usize, t[2] as usize];
+        let p = |r: usize| (mesh.region_xy[[r, 0]] * m, mesh.region_xy[[r, 1]] * m);
+        let ((xa, ya), (xb, yb), (xc, yc)) = (p(a), p(b), p(c));
+        let (ha, hb, hc) = (h(a), h(b), h(c));
+        let det = (xb - xa) * (yc - ya) - (xc - xa) * (yb - ya);
+        if det.abs() < 1e-12 {
+            continue;
+        }
+        let gx = ((hb - ha) * (yc - ya) - (hc - ha) * (yb - ya)) / det;
+        let gy = ((xb - xa) * (hc - ha) - (xc - xa) * (hb - ha)) / det;
+        for r in [a, b, c] {
+            sum[r][0] += gx;
+            sum[r][1] += gy;
+            sum[r][2] += 1.0;
+        }
+    }
+    let region: Vec<[f32; 2]> = sum
+        .iter()
+        .map(|s| {
+            let k = s[2].max(1.0);
+            [(s[0] / k) as f32, (s[1] / k) as f32]
+        })
+        .collect();
+    let corner = mesh
+        .corner_regions
+        .rows()
+        .into_iter()
+        .map(|t| {
+            let g = t.iter().map(|&r| region[r as usize]);
+            let (x, y) = g.fold((0.0, 0.0), |acc, v| (acc.0 + v[0], acc.1 + v[1]));
+            [x / 3.0, y / 3.0]
+        })
+        .collect();
+    Ok((region, corner))
+}
+
+/// The signed distance in pixels from pixel (i, j) to the zero line of field `at` of a raster
+/// of `stride` fields per pixel, positive where `sign x field > 0`: the value over its gradient
+/// by central differences (one-sided at the raster's edges).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn edge_distance(
+    f: &[f32],
+    stride: usize,
+    at: usize,
+    nx: usize,
+    ny: usize,
+    i: usize,
+    j: usize,
+    sign: f32,
+) -> f32 {
+    let v = |i: usize, j: usize| f[(j * nx + i) * stride + at];
+    let c = sign * v(i, j);
+    let (i0, i1) = (i.saturating_sub(1), (i + 1).min(nx - 1));
+    let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
+    let gx = (v(i1, j) - v(i0, j)) / (i1 - i0).max(1) as f32;
+    let gy = (v(i, j1) - v(i, j0)) / (j1 - j0).max(1) as f32;
+    let g = (gx * gx + gy * gy).sqrt();
+    if g > 0.0 {
+        c / g
+    } else if c > 0.0 {
+        f32::INFINITY
+    } else {
+        f32::NEG_INFINITY
+    }
+}
+
+/// Coverage from a signed distance in pixels.
+#[inline]
+fn coverage(distance: f32) -> f32 {
+    (0.5 + distance).clamp(0.0, 1.0)
+}
+
+/// The water of a pixel: sea and lake coverage and their signed distances (pixels).
+#[derive(Clone, Copy)]
+struct Water {
+    sea: f32,
+    lake: f32,
+    sea_d: f32,
+    lake_d: f32,
+}
+
+impl Water {
+    #[inline]
+    fn at(f: &[f32], stride: usize, nx: usize, ny: usize, i: usize, j: usize) -> Water {
+        let sea_d = edge_distance(f, stride, E, nx, ny, i, j, -1.0);
+        let lake_d = edge_distance(f, stride, LAKE, nx, ny, i, j, 1.0);
+        Water {
+            sea: coverage(sea_d),
+            lake: coverage(lake_d),
+            sea_d,
+            lake_d,
+        }
+    }
+
+    /// The share of the pixel that is water.
+    #[inline]
+    fn cover(&self) -> f32 {
+        self.sea.max(self.lake)
+    }
+}
+
+/// Region and corner values of the water fields (elevation, lake depth) and the rest.
+fn water_fields(world: &World) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>), ExportError> {
+    let region_e = world.view1::<f32>("region_elevation")?.to_vec();
+    let corner_e = corner_elevation(world)?.to_vec();
+    let (region_d, corner_d) = lake_depth(world, &corner_e)?;
+    Ok((region_e, corner_e, region_d, corner_d))
+}
+
+/// The share of each pixel of `grid` covered by the sea or a lake (`ny x nx`, 0 ..= 1): the
+/// colour map's shore rule. Reads the mesh, `region_elevation` (`corner_elevation`),
+/// `region_water` and, when present, `region_lake` and `lake_surface`.
+pub fn water_coverage(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
+    let fields = water_raster(world, grid)?;
+    let f = fields.as_slice().expect("a new raster is contiguous");
+    let out = water_cover(f, grid.nx, grid.ny);
+    Ok(Array2::from_shape_vec((grid.ny, grid.nx), out).expect("one value per pixel"))
+}
+
+/// The elevation and lake depth interpolated on `grid` (`ny x nx x 2`).
+fn water_raster(world: &World, grid: &PixelGrid) -> Result<Array3<f32>, ExportError> {
+    let (re, ce, rd, cd) = water_fields(world)?;
+    let rf: Vec<[f32; 2]> = re.iter().zip(&rd).map(|(&e, &d)| [e, d]).collect();
+    let cf: Vec<[f32; 2]> = ce.iter().zip(&cd).map(|(&e, &d)| [e, d]).collect();
+    Ok(rasterize_mesh_fields(
+        world.mesh()?,
+        &rf,
+        &cf,
+        &grid.sampling(),
+    )?)
+}
+
+/// The water share of every pixel of a [`water_raster`].
+fn water_cover(f: &[f32], nx: usize, ny: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; nx * ny];
+    out.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+        for (i, px) in row.iter_mut().enumerate() {
+            *px = Water::at(f, 2, nx, ny, i, j).cover();
+        }
+    });
+    out
+}
+
+/// The river coverage of `grid` (`ny x nx`, 0 ..= 1): the strokes of [`crate::stroke`] clipped
+/// to land (times one minus [`water_coverage`]). Empty (all 0) without a `rivers` layer.
+pub fn river_coverage(
+    world: &World,
+    grid: &PixelGrid,
+    style: &StrokeStyle,
+    water: &[f32],
+) -> Result<Vec<f32>, ExportError> {
+    let strokes = river_strokes(world, style)?;
+    let mut cover = stroke_coverage(&strokes, grid);
+    cover
+        .par_iter_mut()
+        .zip(water.par_iter())
+        .for_each(|(c, w)| *c *= 1.0 - w);
+    Ok(cover)
+}
+
+#[inline]
+fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
+    [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * t)
+}
+
+/// Water colour `c` with the shore tint at signed distance `d` (pixels into the water).
+#[inline]
+fn tint(c: Rgb, d: f32) -> Rgb {
+    let t = SHORE_TINT * (1.0 - d / SHORE_TINT_PX).clamp(0.0, 1.0);
+    mix(c, [1.0; 3], t)
+}
+
 /// Paints the colour map (`ny x nx x 3`, 8-bit RGB). Reads the mesh, `region_elevation`
 /// (`corner_elevation` when present), `region_moisture`, `region_water`, `biome_color_table`,
-/// and `rivers` / `river_width` when drawing rivers.
+/// `region_lake` and `lake_surface` when present, and the river layers when drawing rivers.
 pub fn colormap(
     world: &World,
     grid: &PixelGrid,
@@ -246,7 +527,6 @@ pub fn colormap(
 ) -> Result<Array3<u8>, ExportError> {
     let mesh = world.mesh()?;
     let region_m = world.view1::<f32>("region_moisture")?;
-    let region_w = world.water_kinds()?;
     let table = world.view::<f32>("biome_color_table")?;
     let table = table
         .into_dimensionality::<ndarray::Ix3>()
@@ -257,42 +537,84 @@ pub fn colormap(
             problem: "is not an n x m x 3 table".into(),
         })?;
     // Every field is interpolated by `orogen_world::interp`, the one place rasters come from,
-    // in one pass: elevation, moisture and the lake share (1 at lake sites, 0 elsewhere).
-    let region_e = world.view1::<f32>("region_elevation")?;
-    let corner_e = corner_elevation(world)?;
+    // in one pass: elevation, lake depth, moisture and the slope.
+    let (region_e, corner_e, region_d, corner_d) = water_fields(world)?;
     let corner_m = corner_mean(mesh, |r| region_m[r]);
-    let is_lake = |r: usize| f32::from(u8::from(region_w[r] == water::LAKE));
-    let corner_lake = corner_mean(mesh, is_lake);
-    let region_fields: Vec<[f32; 3]> = (0..mesh.n_regions())
-        .map(|r| [region_e[r], region_m[r], is_lake(r)])
-        .collect();
-    let corner_fields: Vec<[f32; 3]> = (0..mesh.n_corners())
-        .map(|c| [corner_e[c], corner_m[c], corner_lake[c]])
-        .collect();
-    let fields = rasterize_mesh_fields(mesh, &region_fields, &corner_fields, &grid.sampling())?;
-    let fields = fields.as_slice().expect("a new raster is contiguous");
-    let w = options.water;
-    let mut rgb: Vec<[u8; 3]> = fields
-        .par_chunks(3)
-        .map(|f| {
-            let (e, m, lake) = (f[0], f[1], f[2]);
-            let c = if lake > 0.5 {
-                w.lake
-            } else if e < 0.0 {
-                ocean(w.shallow, w.deep, -e)
-            } else {
-                lookup(table, e, m)
-            };
-            c.map(to_u8)
+    let shaded = options.hillshade > 0.0;
+    let (region_g, corner_g) = if shaded {
+        slopes(world)?
+    } else {
+        (
+            vec![[0.0; 2]; mesh.n_regions()],
+            vec![[0.0; 2]; mesh.n_corners()],
+        )
+    };
+    let region_fields: Vec<[f32; 5]> = (0..mesh.n_regions())
+        .map(|r| {
+            [
+                region_e[r],
+                region_d[r],
+                region_m[r],
+                region_g[r][0],
+                region_g[r][1],
+            ]
         })
         .collect();
-    if options.hillshade {
-        let e: Vec<f32> = fields.par_chunks(3).map(|f| f[0]).collect();
-        hillshade(&mut rgb, &e, grid, &world.meta);
-    }
+    let corner_fields: Vec<[f32; 5]> = (0..mesh.n_corners())
+        .map(|c| {
+            [
+                corner_e[c],
+                corner_d[c],
+                corner_m[c],
+                corner_g[c][0],
+                corner_g[c][1],
+            ]
+        })
+        .collect();
+    let fields = rasterize_mesh_fields(mesh, &region_fields, &corner_fields, &grid.sampling())?;
+    let f = fields.as_slice().expect("a new raster is contiguous");
     let (nx, ny) = (grid.nx, grid.ny);
+    let w = options.water;
+    let sun = crate::relief::sun();
+    let strength = f64::from(options.hillshade);
+    let mut rgb = vec![[0u8; 3]; nx * ny];
+    let mut water = vec![0.0f32; nx * ny];
+    rgb.par_chunks_mut(nx)
+        .zip(water.par_chunks_mut(nx))
+        .enumerate()
+        .for_each(|(j, (row, wrow))| {
+            for (i, (px, wp)) in row.iter_mut().zip(wrow.iter_mut()).enumerate() {
+                let p = &f[(j * nx + i) * 5..(j * nx + i + 1) * 5];
+                let wat = Water::at(f, 5, nx, ny, i, j);
+                let mut c = [0.0; 3];
+                if wat.sea < 1.0 && wat.lake < 1.0 {
+                    c = table_lookup(table, p[E], p[M]);
+                    if shaded {
+                        let (gx, gy) = (f64::from(p[GX]) * strength, f64::from(p[GY]) * strength);
+                        let s = crate::relief::shade(gx, gy, sun, HILLSHADE_AMOUNT) as f32;
+                        c = c.map(|v| v * s);
+                    }
+                }
+                if wat.sea > 0.0 {
+                    let sea = tint(ocean_color(w.shallow, w.deep, -p[E]), wat.sea_d);
+                    c = mix(c, sea, wat.sea);
+                }
+                if wat.lake > 0.0 {
+                    c = mix(c, tint(w.lake, wat.lake_d), wat.lake);
+                }
+                *px = c.map(to_u8);
+                *wp = wat.cover();
+            }
+        });
     if options.rivers && world.has_layer("rivers") {
-        draw_rivers(world, grid, w.river, &mut rgb)?;
+        let cover = river_coverage(world, grid, &StrokeStyle::default(), &water)?;
+        rgb.par_iter_mut()
+            .zip(cover.par_iter())
+            .for_each(|(px, &a)| {
+                if a > 0.0 {
+                    *px = mix(px.map(|v| f32::from(v) / 255.0), w.river, a).map(to_u8);
+                }
+            });
     }
     Ok(
         Array3::from_shape_vec((ny, nx, 3), rgb.into_flattened())
@@ -300,120 +622,10 @@ pub fn colormap(
     )
 }
 
-/// Lambert shading from a sun in the north-west, 45 degrees up, on land only: a flat pixel
-/// keeps its colour; slopes facing the sun brighten a little, those facing away darken.
-fn hillshade(rgb: &mut [[u8; 3]], e: &[f32], grid: &PixelGrid, meta: &orogen_world::WorldMeta) {
-    let (nx, ny) = (grid.nx, grid.ny);
-    if nx < 3 || ny < 3 {
-        return;
-    }
-    // Pixel size in metres and elevation in metres.
-    let px_m = meta.world_size_m / nx as f64;
-    let py_m = px_m * (grid.height / grid.width) * (nx as f64 / ny as f64);
-    let h = |i: usize, j: usize| {
-        let v = e[j * nx + i];
-        f64::from(v.max(0.0)) * meta.max_height_m
-    };
-    let (zen, az) = (45f64.to_radians(), 315f64.to_radians());
-    // Sun direction with x east, y south (rows go down), z up.
-    let sun = [zen.sin() * az.sin(), -zen.sin() * az.cos(), zen.cos()];
-    rgb.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-        let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
-        for (i, px) in row.iter_mut().enumerate() {
-            if e[j * nx + i] <= 0.0 {
-                continue;
-            }
-            let (i0, i1) = (i.saturating_sub(1), (i + 1).min(nx - 1));
-            let dzdx = (h(i1, j) - h(i0, j)) / ((i1 - i0) as f64 * px_m);
-            let dzdy = (h(i, j1) - h(i, j0)) / ((j1 - j0) as f64 * py_m);
-            let n = [-dzdx, -dzdy, 1.0];
-            let len = (n[0] * n[0] + n[1] * n[1] + 1.0).sqrt();
-            let lambert = (n[0] * sun[0] + n[1] * sun[1] + n[2] * sun[2]) / len;
-            let factor = (lambert / sun[2]).clamp(0.0, 1.4) as f32;
-            let factor = 0.6 + 0.4 * factor;
-            for c in px.iter_mut() {
-                *c = (f32::from(*c) * factor).round().min(255.0) as u8;
-            }
-        }
-    });
-}
-
-/// Draws every river of `rivers` (ragged corner ids) as anti-aliased capsules along its
-/// corners, `river_width` (map units, per corner) wide, at least one pixel.
-fn draw_rivers(
-    world: &World,
-    grid: &PixelGrid,
-    color: Rgb,
-    rgb: &mut [[u8; 3]],
-) -> Result<(), ExportError> {
-    let mesh = world.mesh()?;
-    let offsets = world.offsets("rivers")?.to_vec();
-    let corners = world.view::<u32>("rivers")?;
-    let corners: Vec<u32> = corners.iter().copied().collect();
-    let widths: Option<Vec<f32>> = if world.has_layer("river_width") {
-        let w = world.view::<f32>("river_width")?;
-        (w.len() == corners.len()).then(|| w.iter().copied().collect())
-    } else {
-        None
-    };
-    let (nx, ny) = (grid.nx, grid.ny);
-    let scale = nx as f64 / grid.width;
-    let to_px = |c: usize| {
-        let (x, y) = (mesh.corner_xy[[c, 0]], mesh.corner_xy[[c, 1]]);
-        match grid.sampling {
-            crate::grid::Sampling::PixelCentres => {
-                (x * scale - 0.5, y * ny as f64 / grid.height - 0.5)
-            }
-            crate::grid::Sampling::Vertices => (
-                x * (nx - 1) as f64 / grid.width,
-                y * (ny - 1) as f64 / grid.height,
-            ),
-        }
-    };
-    for river in offsets.windows(2) {
-        let (s, e) = (river[0] as usize, river[1] as usize);
-        for k in s..e.saturating_sub(1) {
-            let (ca, cb) = (corners[k] as usize, corners[k + 1] as usize);
-            if ca >= mesh.n_corners() || cb >= mesh.n_corners() {
-                return Err(WorldError::BadLayer {
-                    name: "rivers".into(),
-                    problem: "corner id out of range".into(),
-                }
-                .into());
-            }
-            let width_px = widths
-                .as_ref()
-                .map_or(1.0, |w| f64::from(w[k].max(w[k + 1])).max(0.0) * scale);
-            let half = (width_px * 0.5).max(0.5);
-            let (pa, pb) = (to_px(ca), to_px(cb));
-            stamp_segment(rgb, nx, ny, pa, pb, half, color);
-        }
-    }
-    Ok(())
-}
-
-/// Blends `color` over the pixels within `half` pixels of segment pa-pb (coverage
-/// `clamp(half + 0.5 - distance, 0, 1)`).
-fn stamp_segment(
-    rgb: &mut [[u8; 3]],
-    nx: usize,
-    ny: usize,
-    pa: (f64, f64),
-    pb: (f64, f64),
-    half: f64,
-    color: Rgb,
-) {
-    crate::draw::segment_coverage(nx, ny, pa, pb, half, |idx, cover| {
-        let px = &mut rgb[idx];
-        for c in 0..3 {
-            let v = f32::from(px[c]) / 255.0 * (1.0 - cover) + color[c] * cover;
-            px[c] = to_u8(v);
-        }
-    });
-}
-
 /// Paints the flat biome map (`ny x nx x 3`, 8-bit RGB): each pixel the colour (`colors`,
-/// indexed by biome id) of the biome of the nearer site of its piece. Reads `region_biome`.
+/// indexed by biome id) of the biome of the nearer land site of its piece, under the colour
+/// map's shores (sea and lakes in the ocean and lake biome colours, blended by coverage) and
+/// rivers (in the lake colour). Reads `region_biome` and the layers of [`water_coverage`].
 pub fn biome_map(
     world: &World,
     grid: &PixelGrid,
@@ -428,15 +640,56 @@ pub fn biome_map(
         }
         .into());
     }
-    let colors: Vec<[u8; 3]> = colors.iter().map(|c| c.map(to_u8)).collect();
-    let rgb: Vec<[u8; 3]> = rasterise(mesh, grid, |p| {
-        let id = if p.wa >= p.wb { biome[p.a] } else { biome[p.b] };
-        colors[id as usize]
+    let ocean = orogen_world::ids::Biome::Ocean as usize;
+    let lake = orogen_world::ids::Biome::Lake as usize;
+    let kind = world.water_kinds()?;
+    let flat: Vec<Rgb> = rasterise(mesh, grid, |p| {
+        let (near, far) = if p.wa >= p.wb { (p.a, p.b) } else { (p.b, p.a) };
+        let r = if kind[near] != water::LAND && kind[far] == water::LAND {
+            far
+        } else {
+            near
+        };
+        colors[biome[r] as usize]
     });
-    Ok(
-        Array3::from_shape_vec((grid.ny, grid.nx, 3), rgb.into_flattened())
-            .expect("one RGB triple per pixel"),
-    )
+    let (nx, ny) = (grid.nx, grid.ny);
+    let fields = water_raster(world, grid)?;
+    let f = fields.as_slice().expect("a new raster is contiguous");
+    let water = water_cover(f, nx, ny);
+    let rivers = if world.has_layer("rivers") && colors.len() > lake {
+        Some(river_coverage(
+            world,
+            grid,
+            &StrokeStyle::default(),
+            &water,
+        )?)
+    } else {
+        None
+    };
+    let (sea_c, lake_c) = (
+        colors.get(ocean).copied().unwrap_or([0.0; 3]),
+        colors.get(lake).copied().unwrap_or([0.0; 3]),
+    );
+    let mut rgb = flat;
+    rgb.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+        for (i, px) in row.iter_mut().enumerate() {
+            let wat = Water::at(f, 2, nx, ny, i, j);
+            if wat.sea > 0.0 {
+                *px = mix(*px, sea_c, wat.sea);
+            }
+            if wat.lake > 0.0 {
+                *px = mix(*px, lake_c, wat.lake);
+            }
+            if let Some(r) = &rivers {
+                let a = r[j * nx + i];
+                if a > 0.0 {
+                    *px = mix(*px, lake_c, a);
+                }
+            }
+        }
+    });
+    let bytes: Vec<u8> = rgb.par_iter().flat_map_iter(|c| c.map(to_u8)).collect();
+    Ok(Array3::from_shape_vec((ny, nx, 3), bytes).expect("one RGB triple per pixel"))
 }
 
 #[cfg(test)]
@@ -558,7 +811,7 @@ mod tests {
         let grid = PixelGrid::centres(64, 1.0, 1.0).unwrap();
         let options = ColormapOptions {
             water: water(),
-            hillshade: false,
+            hillshade: 0.0,
             rivers: true,
         };
         let img = colormap(&world, &grid, &options).unwrap();
@@ -568,8 +821,12 @@ mod tests {
                 let (x, y) = grid.point(i, j);
                 let e = 2.0 * x - 1.0;
                 let px = [img[[j, i, 0]], img[[j, i, 1]], img[[j, i, 2]]];
+                // Away from the shore (its blend and tint reach 3 px; 1 px is 2/64 here).
+                if e.abs() < 3.0 * 2.0 / 64.0 {
+                    continue;
+                }
                 let want = if e < 0.0 {
-                    ocean(water().shallow, water().deep, -e as f32)
+                    ocean_color(water().shallow, water().deep, -e as f32)
                 } else {
                     [e as f32, y as f32, 0.0]
                 };
@@ -589,7 +846,7 @@ mod tests {
                 .unwrap()
                 .install(|| {
                     let o = ColormapOptions {
-                        hillshade: true,
+                        hillshade: 4.0,
                         ..options
                     };
                     colormap(&world, &PixelGrid::centres(100, 1.0, 1.0).unwrap(), &o).unwrap()
@@ -604,7 +861,7 @@ mod tests {
         let grid = PixelGrid::centres(128, 1.0, 1.0).unwrap();
         let options = ColormapOptions {
             water: water(),
-            hillshade: false,
+            hillshade: 0.0,
             rivers: true,
         };
         let before = colormap(&world, &grid, &options).unwrap();
@@ -681,16 +938,19 @@ mod tests {
             .collect();
         let grid = PixelGrid::centres(40, 1.0, 1.0).unwrap();
         let img = biome_map(&world, &grid, &colors).unwrap();
-        // Pixels next to each site carry its colour.
+        // Pixels next to each land site carry its colour; the sea (x < 0.5) is the ocean's.
         for r in 0..n {
             let xy = world.mesh().unwrap().region_xy.row(r).to_owned();
             let i = ((xy[0] * 40.0) as usize).min(39);
             let j = ((xy[1] * 40.0) as usize).min(39);
-            assert_eq!(
-                img[[j, i, 0]],
-                to_u8(colors[ids[r] as usize][0]),
-                "site {r}"
-            );
+            let want = if xy[0] > 0.5 {
+                colors[ids[r] as usize]
+            } else if xy[0] < 0.5 {
+                colors[0]
+            } else {
+                continue;
+            };
+            assert_eq!(img[[j, i, 0]], to_u8(want[0]), "site {r}");
         }
         assert!(biome_map(&world, &grid, &colors[..5]).is_err());
     }

@@ -11,11 +11,11 @@
 //!   lower bound to its `high` colour at its upper bound) and washed with the water colour below
 //!   the water level, so band edges and shores are smooth. Rows run in parallel; every pixel is
 //!   independent, so the bytes do not depend on the thread count.
-//! - Hillshade: Lambert shading from a north-west sun 45 degrees up, computed on the heightmap's
-//!   own grid (central differences) and sampled bilinearly, so the upsampling leaves no creases;
-//!   land only.
-//! - Rivers: a uniform Catmull-Rom curve through the traced cells (end points repeated), its
-//!   coverage the distance to the curve (anti-aliased), blended once per river.
+//! - Hillshade: the one hillshade of [`crate::relief`] (a north-west sun 45 degrees up),
+//!   computed on the heightmap's own grid (central differences) and sampled bilinearly, so the
+//!   upsampling leaves no creases; land only.
+//! - Rivers: the strokes of [`crate::stroke`] (a centripetal Catmull-Rom curve through the
+//!   traced cells, coverage from the distance to it), combined by maximum and blended once.
 //! - Trees, back to front (by y): a soft shadow, the silhouette's branches (pipe-model widths)
 //!   and leaf discs at its twigs, lit from the north-west.
 
@@ -31,6 +31,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::ExportError;
 use crate::draw::segment_coverage;
 use crate::grid::PixelGrid;
+use crate::stroke::{Stroke, StrokeEnd, smooth_stroke, stroke_coverage};
 
 /// An 8-bit sRGB colour written `"#rrggbb"` in configs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -361,14 +362,13 @@ fn to_px(grid: &PixelGrid, x: f64, y: f64) -> (f64, f64) {
     )
 }
 
-/// The hillshade factor on the heightmap's own grid: 1 on water and flat land; slopes facing a
-/// north-west sun (45 degrees up) brighten, those facing away darken, by `style.hillshade`.
+/// The hillshade factor on the heightmap's own grid: 1 on water; land lit by
+/// [`crate::relief::shade`] from its slope by central differences, by `style.hillshade`.
 fn shade_grid(e: ArrayView2<'_, f32>, w: f64, h: f64, style: &LandscapeStyle) -> Array2<f32> {
     let (rows, cols) = e.dim();
     let (dx, dy) = (w / (cols - 1) as f64, h / (rows - 1) as f64);
     let z = f64::from(style.relief) * w;
-    let (zen, az) = (45f64.to_radians(), 315f64.to_radians());
-    let sun = [zen.sin() * az.sin(), -zen.sin() * az.cos(), zen.cos()];
+    let sun = crate::relief::sun();
     Array2::from_shape_fn((rows, cols), |(r, c)| {
         if e[[r, c]] < style.water_level {
             return 1.0;
@@ -377,9 +377,7 @@ fn shade_grid(e: ArrayView2<'_, f32>, w: f64, h: f64, style: &LandscapeStyle) ->
         let (r0, r1) = (r.saturating_sub(1), (r + 1).min(rows - 1));
         let gx = f64::from(e[[r, c1]] - e[[r, c0]]) * z / ((c1 - c0) as f64 * dx);
         let gy = f64::from(e[[r1, c]] - e[[r0, c]]) * z / ((r1 - r0) as f64 * dy);
-        let lambert = (-gx * sun[0] - gy * sun[1] + sun[2]) / (gx * gx + gy * gy + 1.0).sqrt();
-        let lit = (lambert / sun[2]) as f32;
-        1.0 + style.hillshade * (lit.clamp(0.0, 1.5) - 1.0)
+        crate::relief::shade(gx, gy, sun, f64::from(style.hillshade)) as f32
     })
 }
 
@@ -425,36 +423,6 @@ impl Coverage {
     }
 }
 
-/// A uniform Catmull-Rom curve through `pts` (end points repeated), as a polyline with about
-/// one vertex per pixel.
-fn catmull_rom(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
-    let n = pts.len();
-    let mut out = Vec::with_capacity(n * 4);
-    if n == 0 {
-        return out;
-    }
-    out.push(pts[0]);
-    for i in 0..n.saturating_sub(1) {
-        let p0 = pts[i.saturating_sub(1)];
-        let (p1, p2) = (pts[i], pts[i + 1]);
-        let p3 = pts[(i + 2).min(n - 1)];
-        let len = (p2.0 - p1.0).hypot(p2.1 - p1.1);
-        let steps = (len.ceil() as usize).clamp(2, 64);
-        for k in 1..=steps {
-            let t = k as f64 / steps as f64;
-            let (t2, t3) = (t * t, t * t * t);
-            let f = |a: f64, b: f64, c: f64, d: f64| {
-                0.5 * (2.0 * b
-                    + (c - a) * t
-                    + (2.0 * a - 5.0 * b + 4.0 * c - d) * t2
-                    + (3.0 * b - a - 3.0 * c + d) * t3)
-            };
-            out.push((f(p0.0, p1.0, p2.0, p3.0), f(p0.1, p1.1, p2.1, p3.1)));
-        }
-    }
-    out
-}
-
 fn draw_rivers(
     world: &World,
     grid: &PixelGrid,
@@ -468,10 +436,10 @@ fn draw_rivers(
     let offsets = world.offsets("classic_rivers")?.to_vec();
     let cells = world.view1::<u32>("classic_rivers")?;
     let (w, h) = (world.meta.width, world.meta.height);
-    let (nx, ny) = (grid.nx, grid.ny);
-    let mut cover = Coverage::new(nx, ny);
-    let half = style.river_width_px * 0.5;
-    for pair in offsets.windows(2) {
+    // The river strokes of `crate::stroke`, combined by maximum and blended once.
+    let half = style.river_width_px * 0.5 * grid.width / grid.nx as f64;
+    let mut strokes = Vec::new();
+    for (river, pair) in offsets.windows(2).enumerate() {
         let (a, b) = (pair[0] as usize, pair[1] as usize);
         if a > b || b > cells.len() {
             return Err(bad(
@@ -489,21 +457,28 @@ fn draw_rivers(
                 ));
             }
             let (r, c) = (cell / cols, cell % cols);
-            let (x, y) = (
+            pts.push([
                 c as f64 * w / (cols - 1) as f64,
                 r as f64 * h / (rows - 1) as f64,
-            );
-            pts.push(to_px(grid, x, y));
+            ]);
         }
         if pts.len() < 2 {
             continue;
         }
-        let curve = catmull_rom(&pts);
-        for seg in curve.windows(2) {
-            cover.segment(seg[0], seg[1], half);
+        strokes.push(Stroke {
+            river,
+            from_source: true,
+            end: StrokeEnd::Mouth,
+            corners: Vec::new(),
+            points: smooth_stroke(&pts, half, 4),
+        });
+    }
+    let cover = stroke_coverage(&strokes, grid);
+    let color = style.river_color.rgb();
+    for (px, &a) in rgb.iter_mut().zip(&cover) {
+        if a > 0.0 {
+            *px = mix(*px, color, a * style.river_alpha);
         }
-        let color = style.river_color.rgb();
-        cover.composite(rgb, style.river_alpha, |_| color);
     }
     Ok(())
 }
@@ -733,19 +708,6 @@ mod tests {
         )
         .unwrap();
         assert!(landscape(&w, &grid, &style).is_err());
-    }
-
-    #[test]
-    fn catmull_rom_passes_through_its_points() {
-        let pts = [(0.0, 0.0), (4.0, 0.0), (8.0, 4.0), (8.0, 8.0)];
-        let curve = catmull_rom(&pts);
-        for p in pts {
-            assert!(
-                curve.iter().any(|q| (q.0 - p.0).hypot(q.1 - p.1) < 1e-9),
-                "{p:?}"
-            );
-        }
-        assert_eq!(curve.last(), Some(&(8.0, 8.0)));
     }
 
     #[test]

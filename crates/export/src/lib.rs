@@ -39,9 +39,11 @@ pub mod mesh_png;
 pub mod npy;
 pub mod png;
 pub mod preview3d;
+pub mod relief;
 pub mod rivers;
 pub mod sidecar;
 pub mod splat;
+pub mod stroke;
 
 pub use error::ExportError;
 pub use mesh_png::mesh_png;

@@ -7,7 +7,7 @@
 //! the sea surface where the terrain lies below it) to a screen row, and fills the rows between
 //! that and the highest row drawn so far (a per-column y-buffer), so nearer land hides farther
 //! land. Colours come from the colour map (rivers and lakes included) or a height ramp, with the
-//! trees as dark dots, shaded by a north-west sun on the exaggerated relief, water mixed with
+//! trees as dark dots, shaded by the one hillshade of `crate::relief` on the exaggerated relief, water mixed with
 //! the sky, and distance haze. Columns render in parallel (rayon), each on its own: the same
 //! bytes for any thread count.
 
@@ -24,6 +24,9 @@ use crate::grid::PixelGrid;
 
 /// The file name.
 pub const FILE: &str = "preview3d.png";
+
+/// How much of the relief light the preview applies (see [`crate::relief::shade`]).
+const SHADE_AMOUNT: f64 = 0.75;
 
 /// Options of the preview.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,7 +77,7 @@ struct Scene {
     dy: f64,
     height: Vec<f32>,
     color: Vec<[f32; 3]>,
-    /// Lambert shade per grid vertex (sun in the north-west, 35 degrees up), water excluded.
+    /// Shade factor per grid vertex ([`crate::relief`]), applied to land only.
     shade: Vec<f32>,
 }
 
@@ -178,29 +181,16 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
         }
     }
     let height: Vec<f32> = grid.heights_m.iter().map(|&h| h * exag).collect();
-    let sun = {
-        let (az, el) = (135f64.to_radians(), 35f64.to_radians());
-        // North-west: -X, -Z; up: +Y.
-        [
-            -(el.cos() * az.cos().abs()),
-            el.sin(),
-            -(el.cos() * az.sin()),
-        ]
-    };
+    // The one hillshade (`crate::relief`), on the exaggerated slope.
+    let sun = crate::relief::sun();
     let shade: Vec<f32> = (0..ny * nx)
         .into_par_iter()
         .map(|i| {
             let (r, c) = (i / nx, i % nx);
-            let nrm = grid.normal(c, r);
-            // Exaggerate the normal's slope with the relief.
-            let (x, y, z) = (
-                f64::from(nrm[0]) * f64::from(exag),
-                f64::from(nrm[1]),
-                f64::from(nrm[2]) * f64::from(exag),
-            );
-            let len = (x * x + y * y + z * z).sqrt();
-            let lambert = ((x * sun[0] + y * sun[1] + z * sun[2]) / len).max(0.0);
-            (0.35 + 0.85 * lambert) as f32
+            let nrm = grid.normal(c, r).map(f64::from);
+            let (gx, gy) = (-nrm[0] / nrm[1], -nrm[2] / nrm[1]);
+            let e = f64::from(exag);
+            crate::relief::shade(gx * e, gy * e, sun, SHADE_AMOUNT) as f32
         })
         .collect();
     let scene = Scene {

@@ -303,6 +303,7 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
             is_land: &is_land,
             corner_lake: &lakes.corner_lake,
             spacing,
+            metres_per_unit: world.meta.world_size_m / world.meta.width,
         },
         &params.selection,
     )?;

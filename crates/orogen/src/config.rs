@@ -87,8 +87,10 @@ pub struct ExportParams {
     pub outputs: Vec<crate::Output>,
     /// The 16-bit height mapping. Default: fixed ([-max_depth_m, max_height_m]).
     pub normalize: Normalize,
-    /// Shade `colormap.png` by slope (sun in the north-west, 45 degrees up). Default: false.
-    pub hillshade: bool,
+    /// Relief shading of `colormap.png`: the strength by which the slope (metres per metre) is
+    /// multiplied before a sun in the north-west, 45 degrees up, lights it; 0 turns it off.
+    /// Default: 4. Range: 0 ..= 50.
+    pub hillshade: f32,
     /// The engine the heightmap is for: none (pixel centres, any size), unity (2^n + 1 vertices,
     /// 33 ..= 4097), unreal (127, 253, 505, 1009, 2017, 4033, 8129 vertices) or godot (vertices,
     /// any size; take `heightmap.exr`). Every heightmap-sized raster (heightmaps, colour map,
@@ -112,7 +114,7 @@ impl Default for ExportParams {
             resolution: 1024,
             outputs: vec![crate::Output::Default],
             normalize: Normalize::Fixed,
-            hillshade: false,
+            hillshade: 4.0,
             engine: Engine::None,
             heightmap_size: 0,
             glb_resolution: 257,

@@ -12,9 +12,6 @@ use orogen_world::World;
 
 use crate::{Config, Error};
 
-/// Chaikin rounds applied to river polylines when drawing `rivers.png`.
-const RIVER_SMOOTHING: usize = 2;
-
 /// What a run wrote into its folder, and what of the previous run's it removed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Written {
@@ -121,7 +118,11 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         sampling = Some(SamplingJson::from(&grid));
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
         if world.has_layer("rivers") && wants(Rivers) {
-            let mask = orogen_export::rivers::river_mask(world, &grid, RIVER_SMOOTHING)?;
+            let mask = orogen_export::rivers::river_mask(
+                world,
+                &grid,
+                &orogen_export::stroke::StrokeStyle::default(),
+            )?;
             out.write("rivers.png", |w| {
                 orogen_export::png::write_gray8(w, mask.view())
             })?;
@@ -194,12 +195,13 @@ fn colormap_options(config: &Config) -> colormap::ColormapOptions {
             lake: palette.lake,
             river: palette.river,
         },
-        hillshade: false,
+        // The 3-D outputs light the terrain themselves.
+        hillshade: 0.0,
         rivers: true,
     }
 }
 
-/// `colormap.png` (the article's blended biome colours, rivers, optional hillshade) and
+/// `colormap.png` (the article's blended biome colours, relief shading, rivers) and
 /// `biomes.png` (one flat colour per biome; legend in the README), those asked for.
 fn write_biome_outputs(
     world: &World,

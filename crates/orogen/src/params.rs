@@ -95,6 +95,7 @@ pub const FLAGS: &[(&str, &str)] = &[
     ("export.glb_resolution", "--glb-resolution"),
     ("export.preview_width", "--preview-width"),
     ("export.preview_exaggeration", "--preview-exaggeration"),
+    ("export.hillshade", "--hillshade"),
 ];
 
 /// Flags that set a parameter in their own way (a pair, a list, a switch); the command
@@ -106,7 +107,6 @@ pub const SPECIAL_FLAGS: &[(&str, &str)] = &[
     ("elevation.anchors", "--anchors"),
     ("biome.redistribute", "--raw-moisture"),
     ("export.outputs", "--outputs"),
-    ("export.hillshade", "--hillshade"),
 ];
 
 /// The sections of a config with their help headings, in the order `--help` shows them.
@@ -213,10 +213,13 @@ impl ExportParams {
             "16-bit height mapping: fixed ([-max depth, max height]) or minmax",
             &["fixed", "minmax"],
         ),
-        Spec::other(
+        Spec::float(
             "hillshade",
-            "Shade colormap.png by slope (sun north-west, 45 degrees up)",
-            "true or false",
+            "Relief shading of colormap.png: slope strength under a sun in the north-west, 45 \
+             degrees up; 0 turns it off",
+            0.0,
+            50.0,
+            |p: &ExportParams| f64::from(p.hillshade),
         ),
         Spec::choice(
             "engine",

@@ -62,7 +62,10 @@ fn serves_the_page_and_its_assets() {
         defaults["config"]["world"]["seed"],
         json!(orogen::Config::default().world.seed)
     );
-    assert_eq!(defaults["max_cells"], json!(orogen_playground::MAX_SERVE_CELLS));
+    assert_eq!(
+        defaults["max_cells"],
+        json!(orogen_playground::MAX_SERVE_CELLS)
+    );
 }
 
 #[test]
@@ -436,7 +439,13 @@ fn serve_child() {
 fn serve_process(threads: usize) -> (std::process::Child, SocketAddr) {
     use std::io::BufRead;
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["serve_child", "--exact", "--ignored", "--nocapture", "--quiet"])
+        .args([
+            "serve_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--quiet",
+        ])
         .env("OROGEN_SERVE_CHILD", "1")
         .env("RAYON_NUM_THREADS", threads.to_string())
         .stdout(std::process::Stdio::piped())

@@ -25,6 +25,7 @@
 //! # Ok::<(), orogen_world::WorldError>(())
 //! ```
 
+pub mod color;
 mod csr;
 mod error;
 pub mod ids;

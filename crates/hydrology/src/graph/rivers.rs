@@ -142,12 +142,16 @@ pub struct RiverParams {
     /// A river grows upstream from its source along the upstream neighbour of largest flow
     /// while that flow is at least this. Default: 4. Range: 1 ..= 1e9.
     pub extend_min_flow: f64,
-    /// Width at the smallest flow, in cell spacings s. Default: 0.10. Range: 0 ..= 100.
-    pub width_base: f64,
-    /// Width added at the largest flow, in cell spacings s. Default: 0.22. Range: 0 ..= 100.
-    pub width_scale: f64,
-    /// Exponent of t = (flow / max flow)^e for width and opacity. Default: 0.45. Range: 0.01 ..= 10.
-    pub width_exponent: f64,
+    /// River width at a fresh source, metres: a river is `w = width_source_m +
+    /// width_per_sqrt_km2_m sqrt(A)` wide, A its drained land in km^2 (its flow in corners times
+    /// the mean corner area, half a cell), so widths do not change with the cell count. Drawing
+    /// tapers it to a point at the source. Default: 80. Range: 0 ..= 100,000.
+    pub width_source_m: f64,
+    /// Metres of width per square root of km^2 drained (k in `w = w_source + k sqrt(A)`).
+    /// Default: 22. Range: 0 ..= 100,000.
+    pub width_per_sqrt_km2_m: f64,
+    /// Exponent of t = (flow / max flow)^e for the opacity. Default: 0.45. Range: 0.01 ..= 10.
+    pub opacity_exponent: f64,
     /// Opacity at t = 0 (it grows linearly to 1 at t = 1). Default: 0.35. Range: 0 ..= 1.
     pub opacity_base: f64,
 }
@@ -160,9 +164,9 @@ impl Default for RiverParams {
             min_flow: 2.0,
             min_flow_per_corner: 0.0006,
             extend_min_flow: 4.0,
-            width_base: 0.10,
-            width_scale: 0.22,
-            width_exponent: 0.45,
+            width_source_m: 80.0,
+            width_per_sqrt_km2_m: 22.0,
+            opacity_exponent: 0.45,
             opacity_base: 0.35,
         }
     }
@@ -193,27 +197,27 @@ impl RiverParams {
             |p: &RiverParams| p.extend_min_flow,
         ),
         Spec::float(
-            "width_base",
-            "River width at the smallest flow",
+            "width_source_m",
+            "River width at a fresh source (w = w_source + k sqrt(drained km^2))",
             0.0,
-            100.0,
-            |p: &RiverParams| p.width_base,
+            100_000.0,
+            |p: &RiverParams| p.width_source_m,
         )
-        .unit("cell spacings"),
+        .unit("m"),
         Spec::float(
-            "width_scale",
-            "River width added at the largest flow",
+            "width_per_sqrt_km2_m",
+            "River width per square root of the drained km^2 (k)",
             0.0,
-            100.0,
-            |p: &RiverParams| p.width_scale,
+            100_000.0,
+            |p: &RiverParams| p.width_per_sqrt_km2_m,
         )
-        .unit("cell spacings"),
+        .unit("m"),
         Spec::float(
-            "width_exponent",
-            "Exponent of (flow / max flow) for width and opacity",
+            "opacity_exponent",
+            "Exponent of (flow / max flow) for the opacity",
             0.01,
             10.0,
-            |p: &RiverParams| p.width_exponent,
+            |p: &RiverParams| p.opacity_exponent,
         ),
         Spec::float(
             "opacity_base",
@@ -261,8 +265,10 @@ pub struct RiverInput<'a> {
     /// Lake id per node on a lake surface, or -1: such nodes never start a river, and river
     /// segments between two nodes of the same lake are flagged.
     pub corner_lake: &'a [i32],
-    /// The mean cell spacing s (map units), the unit of spacing and width.
+    /// The mean cell spacing s (map units), the unit of spacing; a corner drains `s^2 / 2`.
     pub spacing: f64,
+    /// Metres per map unit (widths are given in metres and returned in map units).
+    pub metres_per_unit: f64,
 }
 
 /// Chosen rivers as polylines of node ids (CSR), from source to mouth.
@@ -274,7 +280,8 @@ pub struct Rivers {
     pub corners: Vec<u32>,
     /// Flow per vertex.
     pub flow: Vec<f32>,
-    /// Width per vertex (map units): s (width_base + width_scale t), t = (flow / max flow)^e.
+    /// Width per vertex (map units): `width_source_m + width_per_sqrt_km2_m sqrt(A)` metres, A
+    /// the drained area in km^2 (flow x s^2 / 2).
     pub width: Vec<f32>,
     /// Opacity per vertex: opacity_base + (1 - opacity_base) t.
     pub opacity: Vec<f32>,
@@ -417,6 +424,12 @@ pub fn select_rivers(input: &RiverInput<'_>, params: &RiverParams) -> Result<Riv
             input.downstream[c]
         )));
     }
+    if !(input.metres_per_unit.is_finite() && input.metres_per_unit > 0.0) {
+        return Err(Error::Input(format!(
+            "metres_per_unit = {} must be finite and > 0",
+            input.metres_per_unit
+        )));
+    }
     if !(input.spacing.is_finite() && input.spacing > 0.0) {
         return Err(Error::Input(format!(
             "spacing = {} must be finite and > 0",
@@ -424,6 +437,12 @@ pub fn select_rivers(input: &RiverInput<'_>, params: &RiverParams) -> Result<Riv
         )));
     }
     let s = input.spacing;
+    // km^2 drained per unit of flow, and metres -> map units.
+    let km2_per_flow = 0.5 * (s * input.metres_per_unit).powi(2) * 1e-6;
+    let width_of = |flow: f64| {
+        (params.width_source_m + params.width_per_sqrt_km2_m * (flow * km2_per_flow).sqrt())
+            / input.metres_per_unit
+    };
     let land: Vec<u32> = (0..n as u32)
         .filter(|&c| input.is_land[c as usize])
         .collect();
@@ -522,11 +541,10 @@ pub fn select_rivers(input: &RiverInput<'_>, params: &RiverParams) -> Result<Riv
             for (k, &c) in path.iter().enumerate() {
                 let c = c as usize;
                 let f = input.flow[c] as f64;
-                let t = (f / max_flow).powf(params.width_exponent);
+                let t = (f / max_flow).powf(params.opacity_exponent);
                 out.corners.push(c as u32);
                 out.flow.push(f as f32);
-                out.width
-                    .push((s * (params.width_base + params.width_scale * t)) as f32);
+                out.width.push(width_of(f) as f32);
                 out.opacity
                     .push((params.opacity_base + (1.0 - params.opacity_base) * t) as f32);
                 let lake = input.corner_lake[c];

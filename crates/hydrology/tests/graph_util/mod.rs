@@ -360,7 +360,8 @@ pub fn check_hydrology(world: &World, water_before: &[u8], fill_mode: bool) -> S
         .copied()
         .collect();
     assert_eq!(widths.len(), corners.len());
-    let s = (world.meta.width * world.meta.height / mesh.n_regions() as f64).sqrt();
+    let source_m = orogen_hydrology::graph::RiverParams::default().width_source_m;
+    let mpu = world.meta.world_size_m / world.meta.width;
     let mut segments = std::collections::BTreeSet::new();
     let mut on_river = vec![false; n_corners];
     let n_rivers = offsets.len() - 1;
@@ -383,8 +384,14 @@ pub fn check_hydrology(world: &World, water_before: &[u8], fill_mode: bool) -> S
             assert!(!on_river[w[0] as usize], "river {i} re-traces another");
             let at = offsets[i] as usize + k;
             assert_eq!(rflow[at], flow[w[0] as usize]);
+            // w = w_source + k sqrt(drained km^2): at least the source width, growing with flow.
             assert!(
-                widths[at] >= (0.10 * s) as f32 * 0.999 && widths[at] <= (0.32 * s) as f32 * 1.001
+                f64::from(widths[at]) * mpu >= 0.999 * source_m,
+                "river {i} too narrow"
+            );
+            assert!(
+                widths[at + 1] >= widths[at] || rflow[at + 1] < rflow[at],
+                "river {i} narrows downstream"
             );
         }
         let last = *river.last().unwrap() as usize;

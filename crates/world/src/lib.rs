@@ -36,7 +36,7 @@ pub mod params;
 pub mod seed;
 mod world;
 
-pub use csr::Csr;
+pub use csr::{Csr, CsrError, CsrView};
 pub use error::WorldError;
 pub use layer::{Domain, Layer, Values};
 pub use mesh::DualMesh;

@@ -40,7 +40,7 @@ mod route;
 use ndarray::Array1;
 use orogen_world::ids::water;
 use orogen_world::params::{ParamError, Spec};
-use orogen_world::{Csr, Domain, DualMesh, Layer, Values, World, WorldError};
+use orogen_world::{Csr, CsrError, Domain, DualMesh, Layer, Values, World, WorldError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -62,86 +62,14 @@ pub enum Error {
     /// Kernel input that does not fit together (lengths, indices, non-finite values).
     #[error("hydrology input: {0}")]
     Input(String),
+    /// A malformed CSR graph.
+    #[error("hydrology input: {0}")]
+    Csr(#[from] CsrError),
 }
 
-/// A graph in compressed sparse rows: the neighbours of node `i` are
-/// `targets[offsets[i]..offsets[i + 1]]`. Checked once on construction.
-#[derive(Clone, Copy, Debug)]
-pub struct CsrGraph<'a> {
-    offsets: &'a [u32],
-    targets: &'a [u32],
-}
-
-impl<'a> CsrGraph<'a> {
-    /// Checks that `offsets` starts at 0, never decreases and ends at `targets.len()`, and
-    /// that every target is a node (`< offsets.len() - 1`).
-    pub fn new(offsets: &'a [u32], targets: &'a [u32]) -> Result<Self, Error> {
-        let n = offsets.len().saturating_sub(1);
-        Self::relation(offsets, targets, n)
-    }
-
-    /// A relation from `offsets.len() - 1` sources to `n_targets` targets (for example
-    /// region -> corners), checked like [`CsrGraph::new`] but against `n_targets`.
-    pub fn relation(
-        offsets: &'a [u32],
-        targets: &'a [u32],
-        n_targets: usize,
-    ) -> Result<Self, Error> {
-        let csr_err = |m: String| Error::Input(format!("graph: {m}"));
-        if offsets.first() != Some(&0) {
-            return Err(csr_err("offsets must start with 0".into()));
-        }
-        if offsets.windows(2).any(|w| w[1] < w[0]) {
-            return Err(csr_err("offsets decrease".into()));
-        }
-        if offsets[offsets.len() - 1] as usize != targets.len() {
-            return Err(csr_err(format!(
-                "offsets end at {} but there are {} targets",
-                offsets[offsets.len() - 1],
-                targets.len()
-            )));
-        }
-        if let Some(&bad) = targets.iter().find(|&&t| t as usize >= n_targets) {
-            return Err(csr_err(format!(
-                "target {bad} is out of range (must be below {n_targets})"
-            )));
-        }
-        Ok(CsrGraph { offsets, targets })
-    }
-
-    /// A view of a world [`Csr`] (whose arrays are contiguous) as a graph.
-    pub fn from_csr(csr: &'a Csr) -> Result<Self, Error> {
-        Self::from_csr_relation(csr, csr.n_lists())
-    }
-
-    /// A view of a world [`Csr`] as a relation to `n_targets` targets.
-    pub fn from_csr_relation(csr: &'a Csr, n_targets: usize) -> Result<Self, Error> {
-        let offsets = csr
-            .offsets
-            .as_slice()
-            .ok_or_else(|| Error::Input("graph: offsets are not contiguous".into()))?;
-        let targets = csr
-            .values
-            .as_slice()
-            .ok_or_else(|| Error::Input("graph: values are not contiguous".into()))?;
-        Self::relation(offsets, targets, n_targets)
-    }
-
-    /// The number of nodes.
-    pub fn n_nodes(&self) -> usize {
-        self.offsets.len() - 1
-    }
-
-    /// The neighbours of node `i`.
-    pub fn neighbors(&self, i: usize) -> &'a [u32] {
-        &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize]
-    }
-
-    /// Every target, concatenated.
-    pub fn targets(&self) -> &'a [u32] {
-        self.targets
-    }
-}
+/// A graph in compressed sparse rows, checked once on construction: the world's borrowed CSR
+/// view ([`orogen_world::CsrView`]), under the name the kernels have always used.
+pub type CsrGraph<'a> = orogen_world::CsrView<'a>;
 
 /// How depressions are handled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -55,29 +55,132 @@ impl Csr {
     /// Checks the structure: offsets start at 0, never decrease, end at `values.len()`, and
     /// every value is below `bound` (when given). Returns what is wrong.
     pub fn check(&self, bound: Option<usize>) -> Result<(), String> {
-        let offsets = &self.offsets;
-        if offsets.is_empty() {
-            return Err("offsets are empty (need at least one entry, 0)".into());
-        }
-        if offsets[0] != 0 {
-            return Err(format!("offsets start at {}, not 0", offsets[0]));
-        }
-        if let Some(i) = (1..offsets.len()).find(|&i| offsets[i] < offsets[i - 1]) {
-            return Err(format!("offsets decrease at entry {i}"));
-        }
-        let last = offsets[offsets.len() - 1] as usize;
-        if last != self.values.len() {
-            return Err(format!(
-                "offsets end at {last} but there are {} values",
-                self.values.len()
-            ));
-        }
-        if let Some(bound) = bound
-            && let Some(bad) = self.values.iter().find(|&&v| v as usize >= bound)
-        {
-            return Err(format!("index {bad} out of range (must be below {bound})"));
-        }
-        Ok(())
+        let offsets = self
+            .offsets
+            .as_slice()
+            .ok_or("offsets are not contiguous")?;
+        let values = self.values.as_slice().ok_or("values are not contiguous")?;
+        check_parts(offsets, values, bound)
+    }
+
+    /// A borrowed view of these lists as a relation whose values index `n_targets` things,
+    /// checked once ([`CsrView::relation`]).
+    pub fn view(&self, n_targets: usize) -> Result<CsrView<'_>, CsrError> {
+        let offsets = self
+            .offsets
+            .as_slice()
+            .ok_or_else(|| CsrError("offsets are not contiguous".into()))?;
+        let values = self
+            .values
+            .as_slice()
+            .ok_or_else(|| CsrError("values are not contiguous".into()))?;
+        CsrView::relation(offsets, values, n_targets)
+    }
+}
+
+/// The one structural check of CSR data: offsets start at 0, never decrease and end at
+/// `values.len()`; every value is below `bound` (when given).
+fn check_parts(offsets: &[u32], values: &[u32], bound: Option<usize>) -> Result<(), String> {
+    if offsets.is_empty() {
+        return Err("offsets are empty (need at least one entry, 0)".into());
+    }
+    if offsets[0] != 0 {
+        return Err(format!("offsets start at {}, not 0", offsets[0]));
+    }
+    if let Some(i) = (1..offsets.len()).find(|&i| offsets[i] < offsets[i - 1]) {
+        return Err(format!("offsets decrease at entry {i}"));
+    }
+    let last = offsets[offsets.len() - 1] as usize;
+    if last != values.len() {
+        return Err(format!(
+            "offsets end at {last} but there are {} values",
+            values.len()
+        ));
+    }
+    if let Some(bound) = bound
+        && let Some(bad) = values.iter().find(|&&v| v as usize >= bound)
+    {
+        return Err(format!("index {bad} out of range (must be below {bound})"));
+    }
+    Ok(())
+}
+
+/// Malformed CSR input to [`CsrView`]: what is wrong, in one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("graph: {0}")]
+pub struct CsrError(pub String);
+
+/// A borrowed, checked CSR relation: the values (targets) of list `i` are
+/// `targets[offsets[i]..offsets[i + 1]]`, each below the relation's target count. A graph
+/// (region -> neighbouring regions, corner -> corners) is a relation onto its own nodes.
+///
+/// The kernels of every stage take this view over plain slices, so a user can run them on
+/// their own mesh; a world's [`Csr`] lends one with [`Csr::view`].
+///
+/// ```
+/// use orogen_world::CsrView;
+///
+/// // A path 0 - 1 - 2.
+/// let graph = CsrView::new(&[0, 1, 3, 4], &[1, 0, 2, 1])?;
+/// assert_eq!(graph.n_nodes(), 3);
+/// assert_eq!(graph.neighbors(1), [0, 2]);
+/// assert!(CsrView::new(&[0, 1, 3, 4], &[1, 0, 3, 1]).is_err()); // node 3 does not exist
+/// # Ok::<(), orogen_world::CsrError>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct CsrView<'a> {
+    offsets: &'a [u32],
+    targets: &'a [u32],
+}
+
+impl<'a> CsrView<'a> {
+    /// A graph: checks that `offsets` starts at 0, never decreases and ends at
+    /// `targets.len()`, and that every target is a node (`< offsets.len() - 1`).
+    pub fn new(offsets: &'a [u32], targets: &'a [u32]) -> Result<Self, CsrError> {
+        let n = offsets.len().saturating_sub(1);
+        Self::relation(offsets, targets, n)
+    }
+
+    /// A relation from `offsets.len() - 1` sources to `n_targets` targets (for example
+    /// region -> corners), checked like [`CsrView::new`] but against `n_targets`.
+    pub fn relation(
+        offsets: &'a [u32],
+        targets: &'a [u32],
+        n_targets: usize,
+    ) -> Result<Self, CsrError> {
+        check_parts(offsets, targets, Some(n_targets)).map_err(CsrError)?;
+        Ok(CsrView { offsets, targets })
+    }
+
+    /// A view of a world [`Csr`] as a graph on its own lists.
+    pub fn from_csr(csr: &'a Csr) -> Result<Self, CsrError> {
+        csr.view(csr.n_lists())
+    }
+
+    /// A view of a world [`Csr`] as a relation to `n_targets` targets.
+    pub fn from_csr_relation(csr: &'a Csr, n_targets: usize) -> Result<Self, CsrError> {
+        csr.view(n_targets)
+    }
+
+    /// The number of nodes (lists).
+    pub fn n_nodes(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The neighbours (values) of node `i`.
+    #[inline]
+    pub fn neighbors(&self, i: usize) -> &'a [u32] {
+        &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Every target, concatenated.
+    pub fn targets(&self) -> &'a [u32] {
+        self.targets
+    }
+
+    /// The offsets (`n_nodes() + 1` entries).
+    pub fn offsets(&self) -> &'a [u32] {
+        self.offsets
     }
 }
 

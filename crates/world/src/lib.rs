@@ -38,7 +38,7 @@ pub mod seed;
 pub mod testing;
 mod world;
 
-pub use csr::Csr;
+pub use csr::{Csr, CsrError, CsrView};
 pub use error::WorldError;
 pub use layer::{Domain, Layer, Values};
 pub use mesh::DualMesh;

@@ -1,10 +1,10 @@
 //! Priority-Flood routing (Barnes, Lehman & Mulla 2014, "improved" variant with a FIFO for
 //! cells inside depressions), carving, and the distance to the outlets.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use super::{CsrGraph, Error};
+use crate::raster::queue::{RadixQueue, key};
 
 /// The result of [`priority_flood`]: a spanning forest rooted at the outlets.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,15 +21,11 @@ pub struct Routing {
     pub n_unreached: usize,
 }
 
-/// A total order on `f32` as `u32` keys (NaN excluded by the caller; -0 equals +0).
+/// A total order on `f32` as `u32` keys (NaN excluded by the caller; -0 equals +0): the radix
+/// queue's key of the value with its sign of zero dropped.
 #[inline]
 pub(crate) fn f32_key(x: f32) -> u32 {
-    let bits = (x + 0.0).to_bits();
-    if bits & 0x8000_0000 != 0 {
-        !bits
-    } else {
-        bits | 0x8000_0000
-    }
+    key(x + 0.0)
 }
 
 pub(crate) fn check_len(what: &str, len: usize, expected: usize) -> Result<(), Error> {
@@ -42,10 +38,11 @@ pub(crate) fn check_len(what: &str, len: usize, expected: usize) -> Result<(), E
     }
 }
 
-/// Floods `graph` from every outlet, lowest first (ties by node index).
+/// Floods `graph` from every outlet, lowest first (ties by node index), on the monotone radix
+/// queue the raster fill uses.
 ///
 /// A node reached from a node of filled level `f` gets level `max(elevation, f)`; nodes raised
-/// that way (inside a depression) are processed first-in first-out before the heap, so a flat
+/// that way (inside a depression) are processed first-in first-out before the queue, so a flat
 /// drains along a breadth-first tree towards the point it spilled from. Each node's downstream
 /// is the node that reached it: every node of a connected graph has exactly one path to an
 /// outlet.
@@ -71,21 +68,20 @@ pub fn priority_flood(
     let mut order = Vec::with_capacity(n);
     let mut pit = VecDeque::new();
     // Outlets with no inland neighbour (open sea) never reach anything: they go straight into
-    // the order, so the heap holds only the coast and the border.
-    let mut seeds = Vec::new();
+    // the order, so the queue holds only the coast and the border.
+    let mut queue = RadixQueue::index_ordered();
     for (i, _) in is_outlet.iter().enumerate().filter(|(_, o)| **o) {
         visited[i] = true;
         if graph.neighbors(i).iter().any(|&nb| !is_outlet[nb as usize]) {
-            seeds.push(Reverse((f32_key(elevation[i]), i as u32)));
+            queue.push(f32_key(elevation[i]), i as u32);
         } else {
             order.push(i as u32);
         }
     }
-    let mut heap = BinaryHeap::from(seeds);
     loop {
         let c = if let Some(c) = pit.pop_front() {
             c
-        } else if let Some(Reverse((_, c))) = heap.pop() {
+        } else if let Some((_, c)) = queue.pop() {
             c
         } else {
             break;
@@ -103,7 +99,8 @@ pub fn priority_flood(
                 filled[nb_idx] = level;
                 pit.push_back(nb);
             } else {
-                heap.push(Reverse((f32_key(elevation[nb_idx]), nb)));
+                // Above `level`, so above every key popped so far.
+                queue.push(f32_key(elevation[nb_idx]), nb);
             }
         }
     }

@@ -5,6 +5,9 @@
 //! highest bit in which its key differs from the last key popped, and moves only to lower
 //! buckets, at most 32 times (in practice once or twice).
 //!
+//! Both Priority-Floods use it: the raster fill ([`crate::raster::fill`]) and the graph routing
+//! ([`crate::graph::priority_flood`], ties by node index: [`RadixQueue::index_ordered`]).
+//!
 //! Raw f32 bits do not sort like the floats once negative values appear (the sign bit makes
 //! every negative value look larger than every positive one, and negative values sort backwards),
 //! so keys go through [`key`], an order-preserving map from f32 to u32.
@@ -25,20 +28,34 @@ pub(crate) fn key(z: f32) -> u32 {
 /// Cells waiting for Priority-Flood, popped in non-decreasing key order.
 ///
 /// Entries are `(key << 32) | cell`; cells of equal key pop in a fixed order that depends only
-/// on the input, never on timing.
+/// on the input, never on timing: last pushed first ([`RadixQueue::new`]), or smallest cell
+/// first ([`RadixQueue::index_ordered`], the order of a binary heap of `(key, cell)`).
 #[derive(Debug)]
 pub(crate) struct RadixQueue {
     last: u32,
     len: usize,
     buckets: Vec<Vec<u64>>,
+    index_ordered: bool,
 }
 
 impl RadixQueue {
+    /// Equal keys pop last-pushed first.
     pub(crate) fn new() -> Self {
         RadixQueue {
             last: 0,
             len: 0,
             buckets: (0..33).map(|_| Vec::new()).collect(),
+            index_ordered: false,
+        }
+    }
+
+    /// Equal keys pop smallest cell first, provided no key equal to the last one popped is
+    /// pushed while cells of that key still wait (Priority-Flood pushes only keys above the
+    /// level it is at; equal ones go to its FIFO).
+    pub(crate) fn index_ordered() -> Self {
+        RadixQueue {
+            index_ordered: true,
+            ..Self::new()
         }
     }
 
@@ -51,6 +68,10 @@ impl RadixQueue {
     #[inline]
     pub(crate) fn push(&mut self, key: u32, cell: u32) {
         debug_assert!(key >= self.last, "radix queue keys must not decrease");
+        debug_assert!(
+            !self.index_ordered || key > self.last || self.buckets[0].is_empty(),
+            "an index-ordered queue takes no key equal to the one it is popping"
+        );
         let b = self.bucket(key);
         self.buckets[b].push((u64::from(key) << 32) | u64::from(cell));
         self.len += 1;
@@ -102,6 +123,10 @@ impl RadixQueue {
         moving.clear();
         // Keep the allocation for the next time this bucket fills.
         self.buckets[i] = moving;
+        if self.index_ordered {
+            // One key in bucket 0: descending entries pop (from the end) smallest cell first.
+            self.buckets[0].sort_unstable_by(|a, b| b.cmp(a));
+        }
     }
 }
 
@@ -167,5 +192,34 @@ mod tests {
         assert!(reference.is_empty());
         assert!(popped.windows(2).all(|w| w[0] <= w[1]));
         assert!(popped.len() > 1000);
+    }
+
+    #[test]
+    fn index_ordered_ties_pop_like_a_binary_heap_of_key_and_cell() {
+        let mut q = RadixQueue::index_ordered();
+        let mut reference = std::collections::BinaryHeap::new();
+        let mut state = 0x9e37_u64;
+        let mut popped = 0;
+        let mut floor = 0u32;
+        for round in 0..3000u32 {
+            state = orogen_world::seed::splitmix64(state);
+            // Few distinct keys, so most pops break ties; pushes stay above the key popped.
+            let k = key((state % 7) as f32).max(floor + 1);
+            let cell = (state >> 40) as u32 % 100_000;
+            q.push(k, cell);
+            reference.push(std::cmp::Reverse((k, cell)));
+            if round % 3 != 0 {
+                let got = q.pop().unwrap();
+                assert_eq!(std::cmp::Reverse(got), reference.pop().unwrap());
+                popped += 1;
+                // Later pushes go above the smallest key waiting (the queue's contract).
+                floor = got.0.max(q.peek_key().unwrap_or(got.0));
+            }
+        }
+        while let Some(got) = q.pop() {
+            assert_eq!(std::cmp::Reverse(got), reference.pop().unwrap());
+            popped += 1;
+        }
+        assert!(reference.is_empty() && popped == 3000);
     }
 }

@@ -39,5 +39,5 @@ mod world;
 pub use csr::Csr;
 pub use error::WorldError;
 pub use layer::{Domain, Layer, Values};
-pub use mesh::DualMesh;
+pub use mesh::{DualMesh, corner_mean};
 pub use world::{World, WorldMeta};

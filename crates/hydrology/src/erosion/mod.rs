@@ -51,7 +51,7 @@ use orogen_world::params::{ParamError, in_range};
 use orogen_world::{Domain, World};
 use serde::{Deserialize, Serialize};
 
-pub use route::{Flow, Grid, Mesh, Neighbours, drain, route, stack};
+pub use route::{Flow, Grid, Mesh, Neighbours, drain, route, route_into, stack};
 pub use spl::{Law, Stats, diffuse, evolve, solve_drop, spl_step, steady_state};
 
 /// Whether and how the stage erodes.

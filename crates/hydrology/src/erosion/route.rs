@@ -25,7 +25,7 @@ pub trait Neighbours: Sync {
 
 /// A `rows x cols` raster, row-major, with cell sizes `dx` (along a row) and `dy` (down a
 /// column); neighbours in the D8 order W, NW, N, NE, E, SE, S, SW (diagonals at
-/// `hypot(dx, dy)`).
+/// `sqrt(dx^2 + dy^2)`).
 #[derive(Clone, Copy, Debug)]
 pub struct Grid {
     pub rows: usize,
@@ -54,7 +54,20 @@ impl Neighbours for Grid {
     #[inline]
     fn for_each(&self, i: usize, mut f: impl FnMut(usize, f64)) {
         let (r, c) = (i / self.cols, i % self.cols);
-        let diag = self.dx.hypot(self.dy);
+        let diag = (self.dx * self.dx + self.dy * self.dy).sqrt();
+        if r > 0 && c > 0 && r + 1 < self.rows && c + 1 < self.cols {
+            // Inside: all eight, in D8 order, no checks.
+            let w = self.cols;
+            f(i - 1, self.dx);
+            f(i - w - 1, diag);
+            f(i - w, self.dy);
+            f(i - w + 1, diag);
+            f(i + 1, self.dx);
+            f(i + w + 1, diag);
+            f(i + w, self.dy);
+            f(i + w - 1, diag);
+            return;
+        }
         for &(dc, dr) in &crate::raster::D8_CODES {
             let (Some(rr), Some(cc)) = (r.checked_add_signed(dr), c.checked_add_signed(dc)) else {
                 continue;
@@ -155,6 +168,15 @@ pub struct Flow {
     pub area: Vec<f64>,
     /// Nodes raised by the Priority-Flood (inside depressions) on this routing.
     pub n_flooded: usize,
+    /// Buffers of the stack's donor lists, kept between routings.
+    scratch: Scratch,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Scratch {
+    start: Vec<u32>,
+    donors: Vec<u32>,
+    todo: Vec<u32>,
 }
 
 /// A total order on finite f64 as u64 keys.
@@ -212,17 +234,31 @@ fn steepest<G: Neighbours>(
 /// Then the stack (depth-first from each root, roots in index order) and the drainage area
 /// (`cell_area` summed upstream, in the reverse stack: the same bytes for any thread count).
 pub fn route<G: Neighbours>(g: &G, z: &[f64], base: &[bool], cell_area: &[f64]) -> Flow {
+    let mut flow = Flow::default();
+    route_into(g, z, base, cell_area, &mut flow);
+    flow
+}
+
+/// [`route`] into `flow`, reusing its buffers (what [`evolve`](super::evolve) does each step).
+pub fn route_into<G: Neighbours>(
+    g: &G,
+    z: &[f64],
+    base: &[bool],
+    cell_area: &[f64],
+    flow: &mut Flow,
+) {
     let n = g.len();
-    let mut receiver = vec![u32::MAX; n];
-    let mut distance = vec![0.0; n];
-    steepest(g, z, base, &mut receiver, &mut distance);
+    flow.receiver.resize(n, u32::MAX);
+    flow.distance.resize(n, 0.0);
+    let (receiver, distance) = (&mut flow.receiver, &mut flow.distance);
+    steepest(g, z, base, receiver, distance);
     let has_pit = (0..n)
         .into_par_iter()
         .any(|i| receiver[i] == u32::MAX && !base[i] && !z[i].is_nan());
     let mut n_flooded = 0;
     if has_pit {
         let (filled, parent, _) = flood(g, z, base);
-        steepest(g, &filled, base, &mut receiver, &mut distance);
+        steepest(g, &filled, base, receiver, distance);
         for i in 0..n {
             if receiver[i] == u32::MAX && parent[i] != u32::MAX {
                 receiver[i] = parent[i];
@@ -243,21 +279,16 @@ pub fn route<G: Neighbours>(g: &G, z: &[f64], base: &[bool], cell_area: &[f64]) 
             *r = i as u32;
         }
     }
-    let stack = stack(&receiver);
-    let mut area = cell_area.to_vec();
-    for &i in stack.iter().rev() {
+    stack_into(receiver, &mut flow.stack, &mut flow.scratch);
+    flow.area.clear();
+    flow.area.extend_from_slice(cell_area);
+    for &i in flow.stack.iter().rev() {
         let r = receiver[i as usize] as usize;
         if r != i as usize {
-            area[r] += area[i as usize];
+            flow.area[r] += flow.area[i as usize];
         }
     }
-    Flow {
-        receiver,
-        distance,
-        stack,
-        area,
-        n_flooded,
-    }
+    flow.n_flooded = n_flooded;
 }
 
 /// Priority-Flood from the base levels: filled levels, the node each node was reached from
@@ -321,8 +352,20 @@ pub fn drain<G: Neighbours>(g: &G, z: &[f64], base: &[bool], epsilon: f64) -> Ve
 /// The receiver stack: every node after its receiver, depth-first from each root (roots in
 /// index order, donors in index order).
 pub fn stack(receiver: &[u32]) -> Vec<u32> {
+    let mut out = Vec::new();
+    stack_into(receiver, &mut out, &mut Scratch::default());
+    out
+}
+
+fn stack_into(receiver: &[u32], out: &mut Vec<u32>, scratch: &mut Scratch) {
     let n = receiver.len();
-    let mut start = vec![0u32; n + 1];
+    let Scratch {
+        start,
+        donors,
+        todo,
+    } = scratch;
+    start.clear();
+    start.resize(n + 1, 0);
     for (i, &r) in receiver.iter().enumerate() {
         if r as usize != i {
             start[r as usize + 1] += 1;
@@ -331,16 +374,18 @@ pub fn stack(receiver: &[u32]) -> Vec<u32> {
     for i in 0..n {
         start[i + 1] += start[i];
     }
-    let mut cursor = start.clone();
-    let mut donors = vec![0u32; start[n] as usize];
-    for (i, &r) in receiver.iter().enumerate() {
+    donors.clear();
+    donors.resize(start[n] as usize, 0);
+    // Fill each list from its end: `start[r + 1]` counts down to `start[r]`.
+    for (i, &r) in receiver.iter().enumerate().rev() {
         if r as usize != i {
-            donors[cursor[r as usize] as usize] = i as u32;
-            cursor[r as usize] += 1;
+            start[r as usize + 1] -= 1;
+            donors[start[r as usize + 1] as usize] = i as u32;
         }
     }
-    let mut out = Vec::with_capacity(n);
-    let mut todo = Vec::new();
+    // Now `start[r + 1]` is where r's list begins; its end is the next list's beginning.
+    out.clear();
+    todo.clear();
     for root in 0..n {
         if receiver[root] as usize != root {
             continue;
@@ -349,14 +394,14 @@ pub fn stack(receiver: &[u32]) -> Vec<u32> {
         while let Some(c) = todo.pop() {
             out.push(c);
             let c = c as usize;
-            todo.extend(
-                donors[start[c] as usize..start[c + 1] as usize]
-                    .iter()
-                    .rev(),
-            );
+            let end = if c + 2 <= n {
+                start[c + 2]
+            } else {
+                donors.len() as u32
+            };
+            todo.extend(donors[start[c + 1] as usize..end as usize].iter().rev());
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::route::{Flow, Neighbours, route};
+use super::route::{Flow, Neighbours, route, route_into};
 
 /// The constants of `dh/dt = U - K A^m S^n + D laplacian(h)` for one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,10 +73,12 @@ pub fn spl_step(h: &mut [f64], flow: &Flow, law: &Law, dt: f64) -> usize {
         .zip(&flow.distance)
         .with_min_len(4096)
         .map(|(&a, &d)| {
-            if d > 0.0 {
-                law.k * dt * a.powf(law.m) / d.powf(law.n)
-            } else {
+            if d <= 0.0 {
                 0.0
+            } else if law.n == 1.0 {
+                law.k * dt * a.powf(law.m) / d
+            } else {
+                law.k * dt * a.powf(law.m) / d.powf(law.n)
             }
         })
         .collect();
@@ -174,6 +176,7 @@ pub fn evolve<G: Neighbours>(
     steps: usize,
 ) -> Stats {
     let mut stats = Stats::default();
+    let mut flow = Flow::default();
     for _ in 0..steps {
         h.par_iter_mut()
             .zip(uplift)
@@ -184,7 +187,7 @@ pub fn evolve<G: Neighbours>(
                     *h += u * dt;
                 }
             });
-        let flow = route(g, h, base, cell_area);
+        route_into(g, h, base, cell_area, &mut flow);
         stats.n_flooded += flow.n_flooded;
         stats.n_corr += spl_step(h, &flow, law, dt);
         diffuse(g, h, base, law.diffusion, dt);

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use ndarray::{Array1, ArrayView1, ArrayView2, Zip};
+use ndarray::{Array1, ArrayView1};
 use orogen_world::Csr;
 use orogen_world::ids::water;
 use orogen_world::params::{ParamError, Spec, check_specs};
@@ -176,19 +176,9 @@ pub fn water_kind(
     kind
 }
 
-/// Per-corner mean of its three regions' values (the reference's corner altitude).
-pub fn corner_mean(
-    region_values: ArrayView1<'_, f32>,
-    corner_regions: ArrayView2<'_, u32>,
-) -> Array1<f32> {
-    Zip::from(corner_regions.rows()).par_map_collect(|tri| {
-        let sum: f64 = tri
-            .iter()
-            .map(|&r| f64::from(region_values[r as usize]))
-            .sum();
-        (sum / 3.0) as f32
-    })
-}
+/// Per-corner mean of its three regions' values (the reference's corner altitude):
+/// [`orogen_world::corner_mean`].
+pub use orogen_world::corner_mean;
 
 #[cfg(test)]
 mod tests {

@@ -39,6 +39,7 @@
 //! ```
 
 mod classic;
+pub mod erosion;
 mod error;
 pub mod graph;
 pub mod raster;

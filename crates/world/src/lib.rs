@@ -41,5 +41,5 @@ mod world;
 pub use csr::{Csr, CsrError, CsrView};
 pub use error::WorldError;
 pub use layer::{Domain, Layer, Values};
-pub use mesh::DualMesh;
+pub use mesh::{DualMesh, corner_mean};
 pub use world::{World, WorldMeta};

@@ -1,6 +1,22 @@
-use ndarray::{Array1, Array2, ArrayView1};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Zip};
 
 use crate::Csr;
+
+/// Per-corner mean of its three regions' values (the reference's corner altitude): summed in
+/// f64 and divided by 3, corners in parallel (each on its own: the same bytes for any thread
+/// count). The elevation stage and the erosion stage make `corner_elevation` with it.
+pub fn corner_mean(
+    region_values: ArrayView1<'_, f32>,
+    corner_regions: ArrayView2<'_, u32>,
+) -> Array1<f32> {
+    Zip::from(corner_regions.rows()).par_map_collect(|tri| {
+        let sum: f64 = tri
+            .iter()
+            .map(|&r| f64::from(region_values[r as usize]))
+            .sum();
+        (sum / 3.0) as f32
+    })
+}
 
 /// The dual mesh of the conventions.
 ///
@@ -47,6 +63,11 @@ impl DualMesh {
     /// The boundary flags as a view.
     pub fn boundary_flags(&self) -> ArrayView1<'_, u8> {
         self.region_is_boundary.view()
+    }
+
+    /// Per-corner mean of its three regions' values (see [`corner_mean`]).
+    pub fn corner_mean(&self, region_values: ArrayView1<'_, f32>) -> Array1<f32> {
+        corner_mean(region_values, self.corner_regions.view())
     }
 
     /// True when the corner's triangle has a boundary site.

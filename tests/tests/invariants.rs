@@ -164,3 +164,93 @@ fn the_pipeline_compiles_no_web_server_and_no_command_line() {
         );
     }
 }
+
+/// The crate names in the normal dependency tree of `package` (with or without its default
+/// features), from `cargo tree`.
+fn normal_tree(package: &str, default_features: bool) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut args = vec![
+        "tree",
+        "--offline",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+        "-p",
+        package,
+    ];
+    if !default_features {
+        args.push("--no-default-features");
+    }
+    let out = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args(&args)
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// What a kernel user must not have to compile: the world file's container and JSON, and image
+/// codecs (those belong to `orogen-world`'s `npz` feature and to `orogen-export`).
+const FILE_FORMAT_CRATES: &[&str] = &["zip", "serde_json", "ndarray-npy", "image", "png"];
+
+#[test]
+fn kernel_crates_without_default_features_pull_no_file_formats() {
+    let mut violations = Vec::new();
+    for package in [
+        "orogen-world",
+        "orogen-sampling",
+        "orogen-mesh",
+        "orogen-elevation",
+        "orogen-hydrology",
+        "orogen-biome",
+        "orogen-flora",
+    ] {
+        let tree = normal_tree(package, false);
+        assert!(
+            tree.iter().any(|n| n == "ndarray"),
+            "cargo tree -p {package} lists its dependencies: {tree:?}"
+        );
+        for bad in FILE_FORMAT_CRATES {
+            if tree.iter().any(|n| n == bad) {
+                violations.push(format!("{package} pulls {bad}"));
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "kernel crates must build without the file formats (depend on orogen-world with \
+         default-features = false): {violations:?}"
+    );
+}
+
+#[test]
+fn the_world_file_io_is_behind_the_npz_feature() {
+    // The control of the test above: with its default `npz` feature orogen-world does pull the
+    // container, so a tree without zip is a tree without the feature, not a blind reading.
+    let with = normal_tree("orogen-world", true);
+    for needed in ["zip", "serde_json", "ndarray-npy"] {
+        assert!(
+            with.iter().any(|n| n == needed),
+            "orogen-world's default `npz` feature pulls {needed}: {with:?}"
+        );
+    }
+    assert!(
+        !normal_tree("orogen-world", false)
+            .iter()
+            .any(|n| n == "zip")
+    );
+}

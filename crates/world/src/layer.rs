@@ -25,6 +25,7 @@ impl Domain {
         }
     }
 
+    #[cfg(feature = "npz")]
     pub(crate) fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "region" => Domain::Region,

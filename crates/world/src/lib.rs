@@ -30,6 +30,7 @@ mod csr;
 mod error;
 pub mod ids;
 pub mod interp;
+#[cfg(feature = "npz")]
 mod io;
 mod layer;
 mod mesh;

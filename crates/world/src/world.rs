@@ -314,6 +314,7 @@ impl World {
         Ok(())
     }
 
+    #[cfg(feature = "npz")]
     pub(crate) fn from_parts(meta: WorldMeta, mesh: Option<DualMesh>) -> Self {
         World {
             meta,

@@ -308,7 +308,7 @@ mod tests {
         }
         const SPECS: &[Spec<P>] = &[
             Spec::int("n", "a count", 3, 10, |p| p.n as i128),
-            Spec::positive("x", "a length", |p| p.x).unit("m"),
+            Spec::positive("x", "a length", |p: &P| p.x).unit("m"),
             Spec::choice("kind", "a kind", &["a", "b"]),
         ];
         assert!(check_specs(&P { n: 3, x: 0.5 }, SPECS).is_ok());

@@ -489,7 +489,7 @@ fn every_stage_run_again_on_a_saved_world_gives_the_same_bytes() {
     for stage in orogen::STAGES {
         let mut again = read.clone();
         orogen::run_stage(stage, &mut again, &config).unwrap();
-        if stage == "mesh" {
+        if *stage == "mesh" {
             // A new mesh drops the layers of the old one: the mesh itself is the same.
             assert!(
                 again.mesh().unwrap() == read.mesh().unwrap(),

@@ -326,12 +326,13 @@ fn option_blocks(help: &str) -> Vec<(String, String)> {
 
 #[test]
 fn every_subcommand_gives_each_option_its_default_and_range() {
-    let subcommands: [&[&str]; 9] = [
+    let subcommands: [&[&str]; 10] = [
         &["generate"],
         &["export"],
         &["dem", "fill"],
         &["dem", "d8"],
         &["dem", "accumulate"],
+        &["dem", "erode"],
         &["profile"],
         &["serve"],
         &["render3d"],

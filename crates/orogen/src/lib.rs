@@ -18,6 +18,7 @@
 mod classic;
 mod config;
 pub mod dem;
+pub mod dem_erode;
 mod error;
 mod output;
 mod outputs;

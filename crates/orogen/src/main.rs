@@ -122,6 +122,9 @@ enum DemCommand {
         /// Output (.npy float64).
         output: PathBuf,
     },
+    /// Stream-power erosion and hillslope diffusion on the DEM's D8 graph (the erosion stage's
+    /// kernels; border and NoData-adjacent cells are the base level).
+    Erode(orogen::dem_erode::ErodeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -769,6 +772,7 @@ fn dem(command: &DemCommand) -> ExitCode {
         } => dem::fill_file(input, output, *epsilon),
         DemCommand::D8 { input, output } => dem::d8_file(input, output),
         DemCommand::Accumulate { input, output } => dem::accumulate_file(input, output),
+        DemCommand::Erode(args) => orogen::dem_erode::erode_file(args).map(|_| ()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -30,6 +30,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         "continent",
         "one large continent: a centre-island anchor, water level 0.25, broad noise",
     ),
+    (
+        "eroded",
+        "the defaults with erosion on: 100 stream-power steps carve valleys the rivers then run in",
+    ),
 ];
 
 /// The configuration of a named preset.
@@ -55,6 +59,7 @@ pub fn preset(name: &str) -> Result<Config, ParamError> {
             config.world.water_level = 0.25;
             config.elevation.fbm.noise_scale = 3.0;
         }
+        "eroded" => config.erosion.mode = orogen_hydrology::erosion::Mode::Transient,
         other => {
             let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
             return Err(ParamError::new("preset", other, names.join(", ")));

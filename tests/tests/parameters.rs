@@ -79,7 +79,7 @@ impl Row {
 }
 
 /// Parameters that take any value of their type (a boolean is always valid).
-const ANY_VALUE: &[&str] = &["biome.redistribute"];
+const ANY_VALUE: &[&str] = &["biome.redistribute", "erosion.keep_relief"];
 
 /// The default value of a list parameter, changed by `edit`, as a TOML literal.
 fn edited(key: &str, edit: impl FnOnce(&mut toml::Value)) -> String {
@@ -145,6 +145,19 @@ fn rows() -> Vec<Row> {
         range("export.glb_resolution", "4098", "2 ..= 4097").flag("--glb-resolution"),
         range("export.preview_width", "63", "64 ..= 8192").flag("--preview-width"),
         range("export.preview_exaggeration", "0.5", "1 ..= 50").flag("--preview-exaggeration"),
+        typed(
+            "erosion.mode",
+            "\"on\"",
+            "`off`, `transient`, `steady_state`",
+        ),
+        range("erosion.k", "-1.0", "0 ..= 1"),
+        range("erosion.m", "2.5", "0 ..= 2"),
+        range("erosion.n", "0.1", "0.5 ..= 4"),
+        range("erosion.uplift", "2.0", "0 ..= 1"),
+        range("erosion.diffusion", "-1.0", "0 ..= 10000"),
+        range("erosion.dt", "0.5", "1 ..= 10000000"),
+        range("erosion.steps", "0", "1 ..= 100000"),
+        range("erosion.iterations", "0", "1 ..= 1000"),
         typed("hydrology.depressions", "\"drain\"", "`fill` or `carve`"),
         range("hydrology.min_lake_regions", "0", "1 ..= 100000000").flag("--min-lake-regions"),
         range("hydrology.selection.min_flow", "-1.0", "0 ..= 1000000000"),
@@ -397,6 +410,7 @@ fn section_validate(config: &Config, key: &str) -> Result<(), ParamError> {
         "mesh" => config.mesh.validate(),
         "export" => config.export.validate(world, config.pipeline()),
         "hydrology" => config.hydrology.validate(),
+        "erosion" => config.erosion.validate(),
         "elevation" => config.elevation.validate_for_map(world.width, world.height),
         "biome" => config.biome.validate(),
         "flora" => config.flora.validate(),

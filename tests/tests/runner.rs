@@ -413,7 +413,13 @@ fn every_parameter_flag_shows_the_tables_default_and_range() {
     let blocks = option_blocks(&help);
     let cells = orogen::Config::default().world.cells;
     assert!(block(&blocks, "--cells").contains(&format!("[default: {cells}]")));
-    for sub in [&["dem", "fill"][..], &["dem", "d8"], &["serve"], &[]] {
+    for sub in [
+        &["dem", "fill"][..],
+        &["dem", "d8"],
+        &["dem", "erode"],
+        &["serve"],
+        &[],
+    ] {
         let help = orogen(&[sub, &["--help"]].concat());
         assert!(help.status.success(), "{sub:?}");
     }

@@ -7,8 +7,8 @@ Usage: fastscapelib_run.py IN.npy OUT.npy --dx D --k K --m M --n N --dt DT --ste
 IN.npy: the initial elevation (float64, rows x cols). The border is the fixed base level, every
 other cell rises by U dt per step; routing is fastscapelib's single flow direction
 (`SingleFlowRouter`) with depressions filled by `PFloodSinkResolver`, erosion `SPLEroder`.
-Writes the final elevation to OUT.npy and prints one line `seconds_per_run=...` (the best of
-R runs of the whole loop, I/O excluded).
+Writes the final elevation to OUT.npy and prints one line `seconds_per_run=... cpu_seconds_per_run=...`
+(wall and CPU seconds, the best of R runs of the whole loop, I/O excluded).
 """
 import argparse
 import time
@@ -44,13 +44,14 @@ def main():
     p.add_argument("--repeat", type=int, default=1)
     a = p.parse_args()
     z0 = np.load(a.input).astype(np.float64)
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(a.repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         z = run(z0, a.dx, a.k, a.m, a.n, a.dt, a.steps, a.uplift)
         best = min(best, time.perf_counter() - t)
+        best_cpu = min(best_cpu, time.process_time() - c)
     np.save(a.output, z)
-    print(f"seconds_per_run={best:.4f}")
+    print(f"seconds_per_run={best:.4f} cpu_seconds_per_run={best_cpu:.4f}")
 
 
 if __name__ == "__main__":

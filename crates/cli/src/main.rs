@@ -137,6 +137,9 @@ enum DemCommand {
         /// Output (.npy float64).
         output: PathBuf,
     },
+    /// Stream-power erosion and hillslope diffusion on the DEM's D8 graph (the erosion stage's
+    /// kernels; border and NoData-adjacent cells are the base level).
+    Erode(orogen::dem_erode::ErodeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -385,14 +388,9 @@ fn row<'a>(table: &'a [Param], path: &str) -> &'a Param {
 }
 
 impl ExportArgs {
-    /// Overrides the export parameters given on the command line; returns the flags given
-    /// with the parameter each sets.
-    fn apply<'a>(
-        &self,
-        table: &'a [Param],
-        config: &mut Config,
-    ) -> Result<Vec<(&'static str, &'a Param)>, Error> {
-        let mut flags = Vec::new();
+    /// Overrides the export outputs given on the command line (every flag here applies to
+    /// both pipelines; `--hillshade` is a table flag).
+    fn apply(&self, config: &mut Config) -> Result<(), Error> {
         if let Some(list) = &self.outputs {
             config.export.outputs = list.0.clone();
         }
@@ -411,7 +409,7 @@ impl ExportArgs {
             chosen.remove(&Output::Preview3d);
             config.export.outputs = chosen.into_iter().collect();
         }
-        Ok(flags)
+        Ok(())
     }
 }
 
@@ -448,7 +446,7 @@ impl GenerateArgs {
         let given = given(table, matches);
         apply_given(&mut config, &given)?;
         flags.extend(given.iter().map(|g| (g.flag, g.param)));
-        flags.extend(self.export.apply(table, &mut config)?);
+        self.export.apply(&mut config)?;
         for assignment in &self.set {
             let (key, value) = assignment.split_once('=').ok_or_else(|| Error::Input {
                 what: format!("--set {assignment}"),
@@ -528,8 +526,8 @@ fn export(args: &ExportCommand, matches: &ArgMatches) -> Result<(), Error> {
     let (world, mut config) = orogen::read_world(&args.world)?;
     let given = given(&table, matches);
     apply_given(&mut config, &given)?;
-    let mut flags: Vec<(&str, &Param)> = given.iter().map(|g| (g.flag, g.param)).collect();
-    flags.extend(args.export.apply(&table, &mut config)?);
+    let flags: Vec<(&str, &Param)> = given.iter().map(|g| (g.flag, g.param)).collect();
+    args.export.apply(&mut config)?;
     check_applies(&config, &flags)?;
     config.validate()?;
     let written = orogen::write_run(&world, &config, &args.run.out)?;
@@ -624,6 +622,7 @@ fn dem(command: &DemCommand) -> ExitCode {
         } => dem::fill_file(input, output, *epsilon),
         DemCommand::D8 { input, output } => dem::d8_file(input, output),
         DemCommand::Accumulate { input, output } => dem::accumulate_file(input, output),
+        DemCommand::Erode(args) => orogen::dem_erode::erode_file(args).map(|_| ()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

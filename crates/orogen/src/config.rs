@@ -24,6 +24,9 @@ pub struct Config {
     pub hydrology: orogen_hydrology::graph::Params,
     /// Elevation: noise, land anchors, the power curve, raster sources.
     pub elevation: orogen_elevation::Params,
+    /// Erosion between elevation and hydrology: stream power law and hillslope diffusion
+    /// (`mode = "off"` by default; the `eroded` preset turns it on).
+    pub erosion: orogen_hydrology::erosion::Params,
     /// Moisture, biomes and the colour table.
     pub biome: orogen_biome::Params,
     /// Flora: species, biome table, tree growth and placement.
@@ -296,6 +299,7 @@ impl Config {
             self.elevation
                 .validate_for_map(self.world.width, self.world.height),
         )?;
+        section("erosion", self.erosion.validate())?;
         section("biome", self.biome.validate())?;
         section("flora", self.flora.validate())?;
         section("classic", self.classic.validate())?;

@@ -20,6 +20,9 @@
 mod classic;
 mod config;
 pub mod dem;
+/// `orogen dem erode` (its options are clap arguments: behind the `clap` feature).
+#[cfg(feature = "clap")]
+pub mod dem_erode;
 mod error;
 mod output;
 mod outputs;

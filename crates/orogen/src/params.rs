@@ -115,6 +115,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("world", "World"),
     ("mesh", "Mesh"),
     ("elevation", "Elevation"),
+    ("erosion", "Erosion"),
     ("hydrology", "Hydrology"),
     ("biome", "Moisture and biomes"),
     ("flora", "Flora"),
@@ -288,6 +289,10 @@ pub fn table() -> Vec<Param> {
     infos.extend(prefixed(
         "elevation.",
         orogen_elevation::Params::param_table(),
+    ));
+    infos.extend(describe_specs(
+        "erosion.",
+        orogen_hydrology::erosion::Params::SPECS,
     ));
     infos.extend(prefixed(
         "hydrology.",

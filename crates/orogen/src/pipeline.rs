@@ -5,7 +5,14 @@ use orogen_world::World;
 use crate::{Config, Error};
 
 /// The stages in the order they run (see the world conventions).
-pub const STAGES: &[&str] = &["mesh", "elevation", "hydrology", "biome", "flora"];
+pub const STAGES: &[&str] = &[
+    "mesh",
+    "elevation",
+    "erosion",
+    "hydrology",
+    "biome",
+    "flora",
+];
 
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -116,6 +123,10 @@ pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), 
     match stage {
         "mesh" => orogen_mesh::run(world, &config.mesh, config.world.cells)?,
         "elevation" => orogen_elevation::run(world, &config.elevation)?,
+        // Rivers carve valleys (nothing when `erosion.mode` is off).
+        "erosion" => {
+            orogen_hydrology::erosion::run(world, &config.erosion)?;
+        }
         // Routing, lakes, flow and rivers on the mesh (biome reads the lakes and rivers).
         "hydrology" => orogen_hydrology::graph::run(world, &config.hydrology)?,
         "biome" => {

@@ -38,6 +38,8 @@ pub enum Preset {
     Archipelago,
     /// One large continent.
     Continent,
+    /// The defaults with erosion on.
+    Eroded,
 }
 
 /// Every preset with what it is, in the order the README and `--help` list them.
@@ -64,16 +66,21 @@ pub const PRESETS: &[(&str, &str)] = &[
         "continent",
         "one large continent: a centre-island anchor, water level 0.25, broad noise",
     ),
+    (
+        "eroded",
+        "the defaults with erosion on: 100 stream-power steps carve valleys the rivers then run in",
+    ),
 ];
 
 impl Preset {
     /// Every preset, in the order of [`PRESETS`].
-    pub const ALL: [Preset; 5] = [
+    pub const ALL: [Preset; 6] = [
         Preset::Default,
         Preset::Reference,
         Preset::Classic,
         Preset::Archipelago,
         Preset::Continent,
+        Preset::Eroded,
     ];
 
     /// The preset's one name.
@@ -124,6 +131,7 @@ impl Preset {
                 config.world.water_level = 0.25;
                 config.elevation.fbm.noise_scale = 3.0;
             }
+            Preset::Eroded => config.erosion.mode = orogen_hydrology::erosion::Mode::Transient,
         }
         config
     }

@@ -47,7 +47,7 @@ mod spl;
 
 use ndarray::{Array2, ArrayView2};
 use orogen_world::ids::water;
-use orogen_world::params::{ParamError, in_range};
+use orogen_world::params::{ParamError, Spec, check_specs};
 use orogen_world::{Domain, World};
 use serde::{Deserialize, Serialize};
 
@@ -120,27 +120,78 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Every parameter, described once (the steady state also needs k > 0, checked by
+    /// [`Params::validate`]).
+    pub const SPECS: &[Spec<Params>] = &[
+        Spec::choice(
+            "mode",
+            "Erosion: off, transient (steps of dt) or steady_state (solved directly)",
+            &["off", "transient", "steady_state"],
+        ),
+        Spec::float(
+            "k",
+            "Erodibility K of the stream-power law (> 0 in steady_state)",
+            0.0,
+            1.0,
+            |p: &Params| p.k,
+        )
+        .unit("m^(1-2m)/yr"),
+        Spec::float("m", "Drainage-area exponent m", 0.0, 2.0, |p: &Params| p.m),
+        Spec::float(
+            "n",
+            "Slope exponent n (1 exact; otherwise Newton per node)",
+            0.5,
+            4.0,
+            |p: &Params| p.n,
+        ),
+        Spec::float(
+            "uplift",
+            "Uplift rate at the highest land of the elevation stage",
+            0.0,
+            1.0,
+            |p: &Params| p.uplift,
+        )
+        .unit("m/yr"),
+        Spec::float(
+            "diffusion",
+            "Hillslope diffusivity D (transient mode)",
+            0.0,
+            1e4,
+            |p: &Params| p.diffusion,
+        )
+        .unit("m^2/yr"),
+        Spec::float("dt", "Time step", 1.0, 1e7, |p: &Params| p.dt).unit("yr"),
+        Spec::int(
+            "steps",
+            "Time steps (transient mode)",
+            1,
+            100_000,
+            |p: &Params| p.steps as i128,
+        ),
+        Spec::int(
+            "iterations",
+            "Most routing passes of the steady state",
+            1,
+            1_000,
+            |p: &Params| p.iterations as i128,
+        ),
+        Spec::other(
+            "keep_relief",
+            "Rescale eroded land so its highest point keeps the elevation stage's height",
+            "true or false",
+        ),
+    ];
+
     /// Checks every field.
     pub fn validate(&self) -> Result<(), ParamError> {
-        if self.mode == Mode::SteadyState {
-            if !(self.k > 0.0 && self.k <= 1.0) {
-                return Err(ParamError::new(
-                    "k",
-                    self.k,
-                    "0 < k ..= 1 (the steady state needs erosion)",
-                ));
-            }
-        } else {
-            in_range("k", self.k, 0.0..=1.0)?;
+        if self.mode == Mode::SteadyState && !(self.k > 0.0 && self.k <= 1.0) {
+            return Err(ParamError::new(
+                "k",
+                self.k,
+                "0 < k ..= 1 (the steady state needs erosion)",
+            ));
         }
-        in_range("m", self.m, 0.0..=2.0)?;
-        in_range("n", self.n, 0.5..=4.0)?;
-        in_range("uplift", self.uplift, 0.0..=1.0)?;
-        in_range("diffusion", self.diffusion, 0.0..=1e4)?;
-        in_range("dt", self.dt, 1.0..=1e7)?;
-        in_range("steps", self.steps, 1..=100_000)?;
-        in_range("iterations", self.iterations, 1..=1_000)?;
-        Ok(())
+        check_specs(self, Self::SPECS)
     }
 
     /// The law these parameters give.

@@ -59,6 +59,8 @@
 //! assert!(rgb.iter().all(|c| (0.0..=1.0).contains(c)));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod classify;
 pub mod color;
 pub mod moisture;

@@ -36,6 +36,8 @@
 //! # Ok::<(), orogen_world::params::ParamError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod anchors;
 mod classic;
 pub mod noise;

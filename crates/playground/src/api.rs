@@ -47,7 +47,7 @@ pub struct GenerateRequest {
     /// Any subset of the config. Default: the defaults.
     #[serde(default)]
     pub config: Config,
-    /// The layers to render, of [`LAYERS`]; the flora stage runs only when `flora` is asked
+    /// The layers to render, of `LAYERS`; the flora stage runs only when `flora` is asked
     /// for. Default: all.
     #[serde(default)]
     pub layers: Option<Vec<String>>,

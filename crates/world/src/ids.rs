@@ -14,16 +14,27 @@ pub mod water {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Biome {
+    /// Water connected to the map border.
     Ocean = 0,
+    /// Enclosed water and flooded depressions.
     Lake = 1,
+    /// The lowest land, next to the sea.
     Beach = 2,
+    /// Dry lowland.
     Desert = 3,
+    /// Land of middling moisture below the highlands.
     Grassland = 4,
+    /// Wet land above the lowest band: temperate forest.
     Forest = 5,
+    /// Wet lowland: tropical rainforest.
     Rainforest = 6,
+    /// Wet upland: boreal forest.
     Taiga = 7,
+    /// Highland of middling moisture.
     Tundra = 8,
+    /// Dry highland: bare rock.
     Mountain = 9,
+    /// The highest land and wet highland: snow caps.
     Snow = 10,
 }
 

@@ -40,10 +40,15 @@ impl Domain {
 /// The element array of a layer, typed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {
+    /// Bytes: water kinds, biome ids, flags.
     U8(ArrayD<u8>),
+    /// Unsigned integers: region and corner indices, counts.
     U32(ArrayD<u32>),
+    /// Signed integers: indices where -1 means none (lake ids, parents).
     I32(ArrayD<i32>),
+    /// Single-precision values: elevations, moisture, rasters.
     F32(ArrayD<f32>),
+    /// Double-precision values: positions, areas.
     F64(ArrayD<f64>),
 }
 
@@ -108,6 +113,7 @@ pub struct Layer {
     pub index_of: Option<Domain>,
     /// List offsets of a ragged layer.
     pub offsets: Option<ndarray::Array1<u32>>,
+    /// The elements (for a ragged layer, the rows of every list one after another).
     pub values: Values,
 }
 

@@ -114,18 +114,27 @@ pub struct Spec<P> {
 pub enum Kind<P> {
     /// An integer in `min ..= max`.
     Int {
+        /// Reads the value from the params.
         get: fn(&P) -> i128,
+        /// The least value allowed.
         min: i128,
+        /// The greatest value allowed.
         max: i128,
     },
     /// A number in `min ..= max` (NaN refused).
     Float {
+        /// Reads the value from the params.
         get: fn(&P) -> f64,
+        /// The least value allowed.
         min: f64,
+        /// The greatest value allowed.
         max: f64,
     },
     /// A finite number > 0.
-    Positive { get: fn(&P) -> f64 },
+    Positive {
+        /// Reads the value from the params.
+        get: fn(&P) -> f64,
+    },
     /// One of these names (an enum: its serde names; anything else is refused while parsing).
     Choice(&'static [&'static str]),
     /// A switch, a list or a table, checked by the crate's own code; the text says what is
@@ -260,7 +269,9 @@ pub fn describe_specs<P>(prefix: &str, specs: &[Spec<P>]) -> Vec<ParamInfo> {
 /// An end of a parameter's range.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bound {
+    /// An integer parameter's end.
     Int(i128),
+    /// A number parameter's end.
     Float(f64),
 }
 

@@ -41,7 +41,9 @@ impl Default for WorldMeta {
 
 /// An element type a layer can hold.
 pub trait Element: Sized + Clone + 'static {
+    /// A view of the values when they hold this element type.
     fn view(values: &Values) -> Option<ArrayViewD<'_, Self>>;
+    /// The array as layer values.
     fn wrap(array: ArrayD<Self>) -> Values;
 }
 
@@ -69,6 +71,7 @@ element!(f64, F64);
 /// A world: meta, the dual mesh (once the mesh stage ran) and named layers.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct World {
+    /// Seed, map size and height scale.
     pub meta: WorldMeta,
     mesh: Option<DualMesh>,
     layers: BTreeMap<String, Layer>,

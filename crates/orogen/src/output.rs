@@ -104,6 +104,52 @@ impl Output {
             .map(|(o, _)| *o)
             .find(|o| o.name() == text)
     }
+
+    /// The world layers this output reads (`mesh` is the dual mesh itself; `*` is every layer).
+    /// [`crate::needed_stages`] runs a stage only when a chosen output reads what it writes;
+    /// a test checks that each output alone is the same bytes as after every stage.
+    pub fn reads(self) -> &'static [&'static str] {
+        match self {
+            Output::Default | Output::All => &[],
+            Output::Colormap => &[
+                "mesh",
+                "region_elevation",
+                "corner_elevation",
+                "region_moisture",
+                "region_water",
+                "region_lake",
+                "biome_color_table",
+                "rivers",
+                "river_width",
+            ],
+            Output::Biomes | Output::Splat => &["mesh", "region_water", "region_biome"],
+            Output::Mesh => &["mesh", "region_polygon", "region_elevation"],
+            Output::Heightmap | Output::R16 | Output::Exr => {
+                &["mesh", "region_elevation", "corner_elevation"]
+            }
+            Output::Rivers => &[
+                "mesh",
+                "rivers",
+                "river_width",
+                "river_opacity",
+                "river_on_lake",
+            ],
+            Output::Preview3d => &[
+                "mesh",
+                "region_elevation",
+                "corner_elevation",
+                "region_moisture",
+                "region_water",
+                "region_lake",
+                "biome_color_table",
+                "rivers",
+                "flora_xy",
+                "flora_size",
+                "flora_species",
+            ],
+            Output::Glb | Output::Geojson | Output::Npz | Output::Landscape => &["*"],
+        }
+    }
 }
 
 impl Pipeline {

@@ -43,7 +43,8 @@ impl Timings {
     }
 }
 
-/// Runs every stage on a new world. Parameters are validated first, before any work.
+/// Runs the stages the config's outputs need ([`needed_stages`]: every stage for the default
+/// outputs) on a new world. Parameters are validated first, before any work.
 pub fn generate(config: &Config) -> Result<World, Error> {
     generate_timed(config).map(|(world, _)| world)
 }
@@ -54,7 +55,7 @@ pub fn generate_timed(config: &Config) -> Result<(World, Timings), Error> {
 }
 
 /// [`generate_timed`], calling `on_stage` with each stage's name before it runs (for progress
-/// bars).
+/// bars). Stages no chosen output needs ([`needed_stages`]) do not run.
 pub fn generate_observed(
     config: &Config,
     on_stage: &mut dyn FnMut(&'static str),
@@ -64,9 +65,11 @@ pub fn generate_observed(
         return crate::classic::generate(config, on_stage);
     }
     let mut timings = Timings::default();
+    let stages = needed_stages(config)?;
     on_stage(STAGES[0]);
     let mut world = generate_mesh(config, &mut timings)?;
-    generate_rest_observed(config, &mut world, &mut timings, None, on_stage)?;
+    let until = STAGES.get(stages.len()).copied();
+    generate_rest_observed(config, &mut world, &mut timings, until, on_stage)?;
     Ok((world, timings))
 }
 
@@ -117,6 +120,88 @@ fn generate_rest_observed(
     Ok(())
 }
 
+/// What each stage writes: world layers, and `mesh` for the dual mesh itself. A later stage may
+/// overwrite an earlier stage's layer (erosion rewrites the elevation; hydrology, carving,
+/// lowers `corner_elevation`), so a layer is final only after the last stage that writes it.
+/// Tested against what the stages really write.
+pub fn stage_writes(stage: &str, config: &Config) -> &'static [&'static str] {
+    match stage {
+        "mesh" => &["mesh", "region_area", "region_polygon", "lloyd_area_cv"],
+        "elevation" => &[
+            "region_elevation",
+            "corner_elevation",
+            "region_water",
+            "land_anchors",
+            "raster_elevation",
+        ],
+        "erosion" if config.erosion.mode == orogen_hydrology::erosion::Mode::Off => &[],
+        "erosion" => &["region_elevation", "corner_elevation"],
+        "hydrology"
+            if config.hydrology.depressions == orogen_hydrology::graph::Depressions::Carve =>
+        {
+            &HYDROLOGY_WRITES
+        }
+        "hydrology" => &HYDROLOGY_WRITES[1..],
+        "biome" => &["region_moisture", "region_biome", "biome_color_table"],
+        "flora" => &[
+            "flora_xy",
+            "flora_species",
+            "flora_size",
+            "flora_model",
+            "flora_seed",
+            "flora_region",
+            "tree_nodes",
+            "tree_parent",
+            "tree_nodes_2d",
+            "tree_parent_2d",
+            "tree_model_species",
+        ],
+        _ => &[],
+    }
+}
+
+/// The hydrology stage's layers; the first only when it carves.
+const HYDROLOGY_WRITES: [&str; 15] = [
+    "corner_elevation",
+    "corner_filled",
+    "corner_downstream",
+    "corner_flow",
+    "corner_sea_hops",
+    "corner_sea_distance",
+    "corner_lake",
+    "region_lake",
+    "lake_surface",
+    "lake_outlet",
+    "rivers",
+    "river_flow",
+    "river_width",
+    "river_opacity",
+    "river_on_lake",
+];
+
+/// What `world.json`, written on every run, reads: the elevation (its sampling grid and height
+/// mapping).
+pub const WORLD_JSON_READS: &[&str] = &["mesh", "region_elevation", "corner_elevation"];
+
+/// The stages a run of `config` needs, a prefix of [`STAGES`]: up to the last stage that
+/// writes a layer one of the chosen outputs reads ([`crate::Output::reads`]; `world.json` reads the
+/// elevation). Flora runs only when an output shows trees; hydrology and biome only when an
+/// output reads their layers.
+pub fn needed_stages(config: &Config) -> Result<&'static [&'static str], Error> {
+    let outputs = config.outputs()?;
+    let reads = |layer: &str| {
+        WORLD_JSON_READS.contains(&layer)
+            || outputs
+                .iter()
+                .any(|o| o.reads().iter().any(|&r| r == layer || r == "*"))
+    };
+    let last = STAGES
+        .iter()
+        .rposition(|stage| stage_writes(stage, config).iter().any(|l| reads(l)))
+        .unwrap_or(0);
+    Ok(&STAGES[..=last])
+}
+
 /// Runs one stage on a world that holds what the stage reads (a fresh world for `mesh`; a
 /// world from a run or a `.npz` for the others). Used by [`generate`] and by `orogen profile`.
 pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), Error> {
@@ -151,7 +236,24 @@ pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), 
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
+    use crate::{Output, Pipeline};
+
+    fn small(outputs: &[Output]) -> Config {
+        let mut config = Config::default();
+        config.world.cells = 1500;
+        config.export.resolution = 96;
+        config.export.preview_width = 160;
+        config.export.outputs = outputs.to_vec();
+        config
+    }
+
+    fn carving(mut config: Config) -> Config {
+        config.hydrology.depressions = orogen_hydrology::graph::Depressions::Carve;
+        config
+    }
 
     #[test]
     fn every_stage_runs_in_order_and_flora_follows_the_biome_map() {
@@ -173,5 +275,122 @@ mod tests {
         let mut bare = world.clone();
         bare.remove_layer("region_biome");
         assert!(run_stage("flora", &mut bare, &config).is_err());
+    }
+
+    /// The layers (and `mesh`) whose content running `stage` changed, added or removed.
+    fn changed_by(stage: &str, world: &mut World, config: &Config) -> BTreeSet<String> {
+        let before: Vec<(String, orogen_world::Layer)> = world
+            .layers()
+            .map(|(n, l)| (n.to_owned(), l.clone()))
+            .collect();
+        let mesh_before = world.mesh().ok().cloned();
+        run_stage(stage, world, config).unwrap();
+        let mut changed: BTreeSet<String> = world
+            .layers()
+            .filter(|(n, l)| !before.iter().any(|(b, bl)| b == n && bl == *l))
+            .map(|(n, _)| n.to_owned())
+            .collect();
+        changed.extend(
+            before
+                .iter()
+                .filter(|(b, _)| !world.has_layer(b))
+                .map(|(b, _)| b.clone()),
+        );
+        if world.mesh().ok() != mesh_before.as_ref() {
+            changed.insert("mesh".into());
+        }
+        changed
+    }
+
+    #[test]
+    fn stage_writes_is_what_each_stage_writes() {
+        let mut eroded = small(&[]);
+        eroded.erosion.mode = orogen_hydrology::erosion::Mode::Transient;
+        eroded.erosion.steps = 5;
+        for config in [small(&[]), carving(small(&[])), eroded] {
+            let mut world = World::new(config.world.meta());
+            for &stage in STAGES {
+                let changed = changed_by(stage, &mut world, &config);
+                let listed = stage_writes(stage, &config);
+                for layer in &changed {
+                    assert!(listed.contains(&layer.as_str()), "{stage} writes {layer}");
+                }
+                for layer in listed {
+                    // `raster_elevation` exists only for raster-based elevation modes.
+                    let present = *layer == "mesh" && world.has_mesh() || world.has_layer(layer);
+                    assert!(present || *layer == "raster_elevation", "{stage}: {layer}");
+                }
+                assert!(
+                    !changed.is_empty() || listed.is_empty(),
+                    "{stage} changed nothing"
+                );
+            }
+            // Carving really lowers corners, so the heightmaps need hydrology in that mode.
+            let carves =
+                config.hydrology.depressions == orogen_hydrology::graph::Depressions::Carve;
+            let mut again = World::new(config.world.meta());
+            for &stage in &STAGES[..2] {
+                run_stage(stage, &mut again, &config).unwrap();
+            }
+            let changed = changed_by("hydrology", &mut again, &config);
+            assert_eq!(changed.contains("corner_elevation"), carves);
+        }
+    }
+
+    #[test]
+    fn needed_stages_follow_the_outputs() {
+        use Output::*;
+        let needed = |outputs: &[Output]| needed_stages(&small(outputs)).unwrap();
+        assert_eq!(needed(&[]), ["mesh", "elevation"]);
+        assert_eq!(needed(&[Heightmap, R16, Exr, Mesh]), ["mesh", "elevation"]);
+        // (erosion, off by default, writes nothing but sits before hydrology.)
+        assert_eq!(needed(&[Rivers]), &STAGES[..4]);
+        assert_eq!(needed(&[Heightmap, Colormap, Biomes]), &STAGES[..5]);
+        assert_eq!(needed(&[Splat]), &STAGES[..5]);
+        for trees in [Preview3d, Glb, Geojson, Npz, Default, All] {
+            assert_eq!(needed(&[trees]), STAGES, "{trees:?}");
+        }
+        let carve = needed_stages(&carving(small(&[Heightmap]))).unwrap();
+        assert_eq!(carve, &STAGES[..4]);
+        let mut eroded = small(&[Heightmap]);
+        eroded.erosion.mode = orogen_hydrology::erosion::Mode::Transient;
+        assert_eq!(needed_stages(&eroded).unwrap(), &STAGES[..3]);
+        let (_, timings) = generate_timed(&small(&[Heightmap])).unwrap();
+        let ran: Vec<&str> = timings.stages.iter().map(|(n, _)| *n).collect();
+        assert_eq!(ran, ["mesh", "elevation"]);
+    }
+
+    /// The files of `config`'s outputs written from `world`, by name.
+    fn files(world: &World, config: &Config) -> Vec<(String, Vec<u8>)> {
+        let dir = tempfile::tempdir().unwrap();
+        let names = crate::write_outputs(world, config, dir.path()).unwrap();
+        names
+            .into_iter()
+            .map(|n| {
+                let bytes = std::fs::read(dir.path().join(&n)).unwrap();
+                (n, bytes)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_output_alone_is_the_same_bytes_as_after_every_stage() {
+        for config in [small(&[]), carving(small(&[]))] {
+            let mut everything = config.clone();
+            everything.export.outputs = vec![Output::All];
+            let full = generate(&everything).unwrap();
+            assert!(full.has_layer("flora_xy"));
+            let mut skipped_any = false;
+            for &output in Pipeline::Mesh.possible_outputs() {
+                let mut alone = config.clone();
+                alone.export.outputs = vec![output];
+                let (world, timings) = generate_timed(&alone).unwrap();
+                skipped_any |= timings.stages.len() < STAGES.len();
+                let got = files(&world, &alone);
+                assert!(got.len() >= 2, "{output:?} wrote only world.json");
+                assert!(got == files(&full, &alone), "{output:?} differs");
+            }
+            assert!(skipped_any);
+        }
     }
 }

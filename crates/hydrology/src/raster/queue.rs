@@ -35,6 +35,8 @@ pub(crate) struct RadixQueue {
     last: u32,
     len: usize,
     buckets: Vec<Vec<u64>>,
+    /// Bit `b` set when bucket `b` (b >= 1) may hold entries: refill finds the lowest at once.
+    nonempty: u64,
     index_ordered: bool,
 }
 
@@ -45,6 +47,7 @@ impl RadixQueue {
             last: 0,
             len: 0,
             buckets: (0..33).map(|_| Vec::new()).collect(),
+            nonempty: 0,
             index_ordered: false,
         }
     }
@@ -74,6 +77,7 @@ impl RadixQueue {
         );
         let b = self.bucket(key);
         self.buckets[b].push((u64::from(key) << 32) | u64::from(cell));
+        self.nonempty |= 1 << b;
         self.len += 1;
     }
 
@@ -105,11 +109,13 @@ impl RadixQueue {
 
     /// Moves the smallest keys into bucket 0: finds the first non-empty bucket, makes its minimum
     /// the new `last`, and redistributes its entries (each to a strictly lower bucket).
-    #[cold]
     fn refill(&mut self) {
-        let Some(i) = (1..self.buckets.len()).find(|&i| !self.buckets[i].is_empty()) else {
+        let above = self.nonempty & !1;
+        if above == 0 {
             return;
-        };
+        }
+        let i = above.trailing_zeros() as usize;
+        self.nonempty &= !(1 << i);
         let mut moving = std::mem::take(&mut self.buckets[i]);
         self.last = moving
             .iter()
@@ -119,11 +125,12 @@ impl RadixQueue {
         for &e in &moving {
             let b = self.bucket((e >> 32) as u32);
             self.buckets[b].push(e);
+            self.nonempty |= 1 << b;
         }
         moving.clear();
         // Keep the allocation for the next time this bucket fills.
         self.buckets[i] = moving;
-        if self.index_ordered {
+        if self.index_ordered && self.buckets[0].len() > 1 {
             // One key in bucket 0: descending entries pop (from the end) smallest cell first.
             self.buckets[0].sort_unstable_by(|a, b| b.cmp(a));
         }

@@ -120,7 +120,7 @@ fn rows() -> Vec<Row> {
         typed(
             "preset",
             "\"voxel\"",
-            "`default`, `reference`, `classic`, `archipelago`, `continent`",
+            "`reference`, `classic`, `archipelago`, `continent`",
         ),
         range("export.resolution", "100000", "1 ..= 32768").flag("--resolution"),
         range("export.hillshade", "-1.0", "0 ..= 50").flag("--hillshade"),

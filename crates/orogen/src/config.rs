@@ -387,7 +387,7 @@ impl Config {
         *self = toml::Value::Table(tree)
             .try_into()
             .map_err(|e: toml::de::Error| {
-                bad(format!("`{value}` does not fit: {}", e.message()))
+                bad(format!("{key} = {value} does not fit: {}", e.message()))
             })?;
         Ok(())
     }

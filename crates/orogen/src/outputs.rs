@@ -57,7 +57,11 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         sampling = Some(SamplingJson::from(&grid));
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
         if world.has_layer("rivers") && wants(Rivers) {
-            let mask = orogen_export::rivers::river_mask(world, &grid, &Default::default())?;
+            let mask = orogen_export::rivers::river_mask(
+                world,
+                &grid,
+                &orogen_export::stroke::StrokeStyle::default(),
+            )?;
             out.write("rivers.png", |w| {
                 orogen_export::png::write_gray8(w, mask.view())
             })?;

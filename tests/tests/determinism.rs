@@ -60,6 +60,8 @@ fn every_output_is_identical_for_1_2_and_8_threads() {
         // Every format: PNG, r16, EXR, .glb, GeoJSON, .npz, JSON.
         for name in [
             "colormap.png",
+            "biomes.png",
+            "rivers.png",
             "heightmap.png",
             "heightmap.r16",
             "heightmap.exr",

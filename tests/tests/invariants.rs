@@ -132,7 +132,14 @@ fn the_pipeline_compiles_no_web_server_and_no_command_line() {
     let out = Command::new(cargo)
         .current_dir(workspace_root())
         .args([
-            "tree", "-p", "orogen", "-e", "normal", "--prefix", "none", "--offline",
+            "tree",
+            "-p",
+            "orogen",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--offline",
         ])
         .output()
         .expect("cargo tree runs");
@@ -146,7 +153,10 @@ fn the_pipeline_compiles_no_web_server_and_no_command_line() {
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert!(names.contains(&"ndarray"), "cargo tree lists orogen's dependencies: {tree}");
+    assert!(
+        names.contains(&"ndarray"),
+        "cargo tree lists orogen's dependencies: {tree}"
+    );
     for crate_name in ["axum", "tokio", "hyper", "clap", "indicatif"] {
         assert!(
             !names.contains(&crate_name),

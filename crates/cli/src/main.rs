@@ -64,6 +64,9 @@ struct ServeArgs {
     /// Port to listen on; 0 picks a free one [range: 0..=65535]
     #[arg(long, default_value_t = 8080)]
     port: u16,
+    /// Allow a non-loopback --host (the playground has no authentication)
+    #[arg(long)]
+    expose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -821,7 +824,7 @@ fn run(command: &Command) -> ExitCode {
         Command::Dem(command) => return dem(command),
         Command::Profile(args) => profile(args),
         Command::Serve(args) => {
-            return match orogen_playground::run(&args.host, args.port) {
+            return match orogen_playground::run(&args.host, args.port, args.expose) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => {
                     eprintln!("error: orogen serve on {}:{}: {err}", args.host, args.port);

@@ -34,6 +34,6 @@ pub use error::Error;
 pub use output::{Output, resolve_outputs};
 pub use outputs::{read_world, write_outputs};
 pub use pipeline::{
-    STAGES, Timings, generate, generate_mesh, generate_observed, generate_rest,
-    generate_rest_until, generate_timed, run_stage,
+    Reuse, STAGES, Timings, generate, generate_mesh, generate_observed, generate_rest,
+    generate_rest_reusing, generate_rest_until, generate_timed, run_stage,
 };

@@ -438,14 +438,6 @@ fn the_playground_works_in_a_headless_browser() {
     driver.changes_the_picture("moisture: wetness", |d| {
         d.keys("#p-biome_wetness", "\u{E014}", 30)
     });
-    let rivers = driver
-        .js("const e = document.querySelector('#params-rivers input[id$=tributary_max_rivers_sqrt]'); return e && e.id")
-        .as_str()
-        .expect("a tributary-count control in the Rivers panel")
-        .to_owned();
-    driver.changes_the_picture("rivers: tributaries", |d| {
-        d.keys(&format!("#{rivers}"), "\u{E011}", 1)
-    });
     driver.changes_the_picture("rivers: width", |d| {
         d.keys("#params-rivers input[id$=width_scale]", "\u{E010}", 1)
     });

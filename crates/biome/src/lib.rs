@@ -333,9 +333,53 @@ fn river_regions(world: &World, n_regions: usize) -> Result<Vec<bool>, Error> {
 /// Computes `region_moisture`, `region_biome` and `biome_color_table` for a world with a mesh,
 /// `region_elevation` and `region_water` (and `rivers` when present).
 pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
+    let prepared = prepare(world, params)?;
+    run_prepared(world, params, &prepared)
+}
+
+/// The part of the stage that neither the elevation, the water nor the moisture shaping can
+/// change: the moisture noise of every region (it depends only on the mesh, the seed, the map
+/// size and `noise_scale`, `scale_factor`, `offset`, `octaves`) and the colour table (on
+/// `whittaker`, `palette`, `blur_sigma`). A caller that changes none of those (the playground
+/// moving the water level) may keep it and run [`run_prepared`] again.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    noise: Vec<f32>,
+    table: ColorTable,
+}
+
+/// The [`Prepared`] part of a world with a mesh (parameters checked first).
+pub fn prepare(world: &World, params: &Params) -> Result<Prepared, Error> {
+    params.validate()?;
+    let mesh = world.mesh()?;
+    let stage_seed = seed::stage_seed(world.meta.seed, STAGE);
+    // The noise crate's Fbm adds the octave to its seed: keep it far below u32::MAX.
+    let noise_seed = (stage_seed >> 33) as u32;
+    let noise = moisture::noise_field(
+        mesh.region_xy.view(),
+        world.meta.width.min(world.meta.height),
+        params.noise_scale * params.scale_factor,
+        params.offset,
+        params.octaves,
+        noise_seed,
+    );
+    let table = ColorTable::build(&params.whittaker, &params.palette, params.blur_sigma);
+    Ok(Prepared { noise, table })
+}
+
+/// The rest of the stage on the [`Prepared`] part of this world's mesh and parameters: the
+/// same layers as [`run`].
+pub fn run_prepared(world: &mut World, params: &Params, prepared: &Prepared) -> Result<(), Error> {
     params.validate()?;
     let mesh = world.mesh()?;
     let n_regions = mesh.n_regions();
+    if prepared.noise.len() != n_regions {
+        return Err(Error::Param(ParamError::new(
+            "noise",
+            prepared.noise.len(),
+            format!("one value per region ({n_regions})"),
+        )));
+    }
     let elevation = world.view1::<f32>("region_elevation")?.to_vec();
     let water_kind = world.water_kinds()?;
     let rivers = river_regions(world, n_regions)?;
@@ -345,18 +389,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         .map(|(&k, &r)| k != water::LAND || r)
         .collect();
     let hops = moisture::hops_to_sources(&mesh.region_neighbors, &is_water);
-
-    let stage_seed = seed::stage_seed(world.meta.seed, STAGE);
-    // The noise crate's Fbm adds the octave to its seed: keep it far below u32::MAX.
-    let noise_seed = (stage_seed >> 33) as u32;
-    let mut noise = moisture::noise_field(
-        mesh.region_xy.view(),
-        world.meta.width.min(world.meta.height),
-        params.noise_scale * params.scale_factor,
-        params.offset,
-        params.octaves,
-        noise_seed,
-    );
+    let mut noise = prepared.noise.clone();
     // Hops to map distance: the mean spacing of the regions.
     let spacing = (world.meta.width * world.meta.height / n_regions.max(1) as f64).sqrt();
     if params.wind > 0.0 {
@@ -400,8 +433,6 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
     }
     let region_biome =
         classify_regions(&params.whittaker, &elevation, &region_moisture, &water_kind);
-    let table = ColorTable::build(&params.whittaker, &params.palette, params.blur_sigma);
-
     world.set_layer(
         "region_moisture",
         Domain::Region,
@@ -412,7 +443,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         Domain::Region,
         Array1::from(region_biome).into_dyn(),
     )?;
-    let rgb: Array3<f32> = table.rgb;
+    let rgb: Array3<f32> = prepared.table.rgb.clone();
     world.set_layer("biome_color_table", Domain::Free, rgb.into_dyn())?;
     Ok(())
 }

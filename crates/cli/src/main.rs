@@ -81,6 +81,9 @@ struct ServeArgs {
     /// Port to listen on; 0 picks a free one
     #[arg(long, default_value_t = 8080)]
     port: u16,
+    /// Allow a non-loopback --host (the playground has no authentication)
+    #[arg(long)]
+    expose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -696,7 +699,7 @@ fn run(command: &Command, matches: &ArgMatches) -> ExitCode {
         Command::Dem(command) => return dem(command),
         Command::Profile(args) => profile(args),
         Command::Serve(args) => {
-            orogen_playground::run(&args.host, args.port).map_err(|err| Error::Tool {
+            orogen_playground::run(&args.host, args.port, args.expose).map_err(|err| Error::Tool {
                 tool: format!("orogen serve on {}:{}", args.host, args.port),
                 message: err.to_string(),
             })

@@ -294,13 +294,29 @@ pub fn raster_elevation(
     Ok(Some(raster))
 }
 
+/// The part of the stage that neither the water level nor the power curve can change: the
+/// land anchors, the raster source and every region's base height. A caller that changes only
+/// those two may keep it and run [`run_on_base`] again (the playground does).
+#[derive(Clone, Debug)]
+pub struct Base {
+    anchors: Vec<[f64; 2]>,
+    raster: Option<Array2<f32>>,
+    base: Array1<f64>,
+}
+
 /// Runs the stage on a world with a mesh: writes `region_elevation`, `corner_elevation`,
 /// `region_water`, `land_anchors`, and `raster_elevation` when a raster source is set.
 /// Parameters are checked before any work.
 pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
+    in_range("water_level", world.meta.water_level, 0.0..=1.0)?;
+    let base = base(world, params)?;
+    run_on_base(world, params, &base)
+}
+
+/// The [`Base`] of a world with a mesh (parameters checked first).
+pub fn base(world: &World, params: &Params) -> Result<Base, Error> {
     let meta = world.meta.clone();
     params.validate_for_map(meta.width, meta.height)?;
-    in_range("water_level", meta.water_level, 0.0..=1.0)?;
     let mesh = world.mesh()?;
     let stage_seed = seed::stage_seed(meta.seed, STAGE);
     let mut rng = seed::rng_from_seed(stage_seed);
@@ -335,6 +351,23 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         }
         _ => base_heights(mesh.region_xy.view(), &fbm, &anchors, half_side),
     };
+    Ok(Base {
+        anchors,
+        raster,
+        base,
+    })
+}
+
+/// The rest of the stage on a [`Base`] made by [`base`] for this world's mesh, seed and map
+/// size with the same parameters but the curve: the same layers as [`run`].
+pub fn run_on_base(world: &mut World, params: &Params, base: &Base) -> Result<(), Error> {
+    let meta = world.meta.clone();
+    params.curve.validate().map_err(|e| e.prefixed("curve."))?;
+    in_range("water_level", meta.water_level, 0.0..=1.0)?;
+    let mesh = world.mesh()?;
+    let anchors = &base.anchors;
+    let raster = base.raster.clone();
+    let base = &base.base;
     let region_elevation = shape::elevation(base.view(), meta.water_level, &params.curve);
     let region_water = shape::water_kind(
         region_elevation.view(),

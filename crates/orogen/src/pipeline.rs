@@ -1,3 +1,4 @@
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use orogen_world::World;
@@ -205,9 +206,97 @@ pub fn needed_stages(config: &Config) -> Result<&'static [&'static str], Error> 
 /// Runs one stage on a world that holds what the stage reads (a fresh world for `mesh`; a
 /// world from a run or a `.npz` for the others). Used by [`generate`] and by `orogen profile`.
 pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), Error> {
+    run_stage_reusing(stage, world, config, &mut Reuse::default(), &|| false).map(|_| ())
+}
+
+/// The biome stage's parameters as the pipeline runs them: the moisture noise follows the
+/// elevation's noise scale (at `biome.scale_factor` times it).
+fn biome_params(config: &Config) -> orogen_biome::Params {
+    orogen_biome::Params {
+        noise_scale: config.elevation.fbm.noise_scale,
+        ..config.biome.clone()
+    }
+}
+
+/// What runs on one mesh may keep for the next runs on the same mesh: the parts of stages
+/// that the changed parameters cannot affect, each with the key of the inputs it was made
+/// from (so a stale part is never used). Today: the elevation stage's base heights (all but
+/// the water level and the power curve: `orogen_elevation::Base`) and the biome stage's
+/// moisture noise and colour table (all but the water level and the moisture shaping:
+/// `orogen_biome::Prepared`). The playground keeps one per cached mesh.
+#[derive(Clone, Debug, Default)]
+pub struct Reuse {
+    elevation: Option<(String, Arc<orogen_elevation::Base>)>,
+    biome: Option<(String, Arc<orogen_biome::Prepared>)>,
+}
+
+fn key_of(value: &serde_json::Value) -> String {
+    value.to_string()
+}
+
+/// Every stage after the mesh, as [`generate_rest_until`], reusing what `reuse` holds for the
+/// same inputs and keeping there what this run computed; `stop` is asked between stages and
+/// between the parts of a stage, and a `true` ends the run early (`Ok(false)`: the world is
+/// then incomplete). The result is the same world as [`generate_rest_until`]'s.
+pub fn generate_rest_reusing(
+    config: &Config,
+    world: &mut World,
+    timings: &mut Timings,
+    until: Option<&str>,
+    reuse: &mut Reuse,
+    stop: &dyn Fn() -> bool,
+) -> Result<bool, Error> {
+    world.meta = config.world.meta();
+    for &stage in STAGES.iter().skip(1).take_while(|&&s| Some(s) != until) {
+        if stop() {
+            return Ok(false);
+        }
+        let done = timings.run(stage, || {
+            run_stage_reusing(stage, world, config, reuse, stop)
+        })?;
+        if !done {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// [`run_stage`] with a [`Reuse`] and a stop check (see [`generate_rest_reusing`]); `Ok(false)`
+/// when stopped.
+fn run_stage_reusing(
+    stage: &str,
+    world: &mut World,
+    config: &Config,
+    reuse: &mut Reuse,
+    stop: &dyn Fn() -> bool,
+) -> Result<bool, Error> {
+    // The mesh's inputs: every key below includes them.
+    let mesh_inputs = serde_json::json!([
+        config.world.seed,
+        config.world.cells,
+        config.world.width,
+        config.world.height,
+        config.mesh
+    ]);
     match stage {
         "mesh" => orogen_mesh::run(world, &config.mesh, config.world.cells)?,
-        "elevation" => orogen_elevation::run(world, &config.elevation)?,
+        "elevation" => {
+            let mut params = config.elevation.clone();
+            params.curve = Default::default();
+            let key = key_of(&serde_json::json!([mesh_inputs, params]));
+            let base = match &reuse.elevation {
+                Some((k, base)) if *k == key => Arc::clone(base),
+                _ => {
+                    let base = Arc::new(orogen_elevation::base(world, &config.elevation)?);
+                    reuse.elevation = Some((key, Arc::clone(&base)));
+                    base
+                }
+            };
+            if stop() {
+                return Ok(false);
+            }
+            orogen_elevation::run_on_base(world, &config.elevation, &base)?
+        }
         // Rivers carve valleys (nothing when `erosion.mode` is off).
         "erosion" => {
             orogen_hydrology::erosion::run(world, &config.erosion)?;
@@ -215,12 +304,29 @@ pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), 
         // Routing, lakes, flow and rivers on the mesh (biome reads the lakes and rivers).
         "hydrology" => orogen_hydrology::graph::run(world, &config.hydrology)?,
         "biome" => {
-            // Moisture noise follows the elevation's noise scale (at `biome.scale_factor` times it).
-            let biome = orogen_biome::Params {
-                noise_scale: config.elevation.fbm.noise_scale,
-                ..config.biome.clone()
+            let biome = biome_params(config);
+            let key = key_of(&serde_json::json!([
+                mesh_inputs,
+                biome.noise_scale,
+                biome.scale_factor,
+                biome.offset,
+                biome.octaves,
+                biome.whittaker,
+                biome.palette,
+                biome.blur_sigma
+            ]));
+            let prepared = match &reuse.biome {
+                Some((k, prepared)) if *k == key => Arc::clone(prepared),
+                _ => {
+                    let prepared = Arc::new(orogen_biome::prepare(world, &biome)?);
+                    reuse.biome = Some((key, Arc::clone(&prepared)));
+                    prepared
+                }
             };
-            orogen_biome::run(world, &biome)?
+            if stop() {
+                return Ok(false);
+            }
+            orogen_biome::run_prepared(world, &biome, &prepared)?
         }
         "flora" => orogen_flora::run(world, &config.flora)?,
         other => {
@@ -231,7 +337,7 @@ pub fn run_stage(stage: &str, world: &mut World, config: &Config) -> Result<(), 
             )));
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -1,33 +1,32 @@
-//! The JSON API: request parsing and validation, sessions (stale requests are dropped), the
-//! mesh cache, and generation on the blocking pool.
+//! The API: request parsing and validation (the config's own checks, then the server's caps),
+//! sessions (stale requests are dropped, and stopped between and within stages), the mesh
+//! cache with what later runs on that mesh may reuse, a bounded queue, and generation on the
+//! blocking pool.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::extract::{Query, State as AxumState};
+use axum::extract::State as AxumState;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use orogen::{Config, Reuse, Timings};
 use orogen_world::World;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
-use super::{MAX_CONCURRENT, bundle, render};
-use orogen::{Config, Timings};
+use crate::caps::{self, MAX_RESOLUTION};
+use crate::{MAX_CONCURRENT, MAX_QUEUE, bundle, wire};
 
-/// The most cells the server generates (the command line allows more).
-pub const MAX_SERVE_CELLS: usize = 200_000;
-/// The widest image the server renders, in pixels.
-pub const MAX_RESOLUTION: usize = 2048;
 /// Meshes kept in the cache.
 const MESH_CACHE: usize = 4;
 /// Sessions remembered; past this the table is cleared (older requests then simply finish).
 const MAX_SESSIONS: usize = 4096;
 
-/// A generation request.
+/// A generation request (`POST /api/generate` and `POST /api/bundle`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateRequest {
@@ -40,28 +39,24 @@ pub struct GenerateRequest {
     /// can deliver a newer request first). Default: none (the order of arrival).
     #[serde(default)]
     pub sequence: Option<u64>,
-    /// Image width in pixels (the height follows the map's aspect). Default: 512.
-    /// Range: 16 ..= [`MAX_RESOLUTION`].
+    /// Image width in pixels of the bundle's rasters (the height follows the map's aspect).
+    /// Default: 512. Range: 16 ..= [`MAX_RESOLUTION`].
     #[serde(default = "default_resolution")]
     pub resolution: usize,
     /// Any subset of the config. Default: the defaults.
     #[serde(default)]
     pub config: Config,
-    /// The layers to render, of `LAYERS`; the flora stage runs only when `flora` is asked
-    /// for. Default: all.
+    /// The mesh key the page already holds (`mesh_key` of an earlier answer): the mesh arrays
+    /// are left out when it matches. Default: none.
     #[serde(default)]
-    pub layers: Option<Vec<String>>,
+    pub mesh: Option<String>,
+    /// The colour table key the page already holds. Default: none.
+    #[serde(default)]
+    pub table: Option<String>,
+    /// Run the flora stage and send the plants. Default: false.
+    #[serde(default)]
+    pub flora: bool,
 }
-
-/// The layers the server renders.
-pub const LAYERS: &[&str] = &[
-    "colormap",
-    "biomes",
-    "heightmap",
-    "rivers",
-    "flora",
-    "outlines",
-];
 
 fn default_resolution() -> usize {
     512
@@ -77,11 +72,15 @@ impl GenerateRequest {
     }
 
     fn validate(&self) -> Result<(), String> {
-        let cells = self.config.world.cells;
-        if cells > MAX_SERVE_CELLS {
-            return Err(format!(
-                "world.cells = {cells}: the server allows 3 ..= {MAX_SERVE_CELLS}"
-            ));
+        if self.session.len() > 128 {
+            return Err("session: at most 128 bytes".into());
+        }
+        if self.config.preset == orogen::Preset::Classic {
+            return Err(
+                "preset = classic: the playground draws mesh worlds only; the classic landscape \
+                 is `orogen generate --preset classic`"
+                    .into(),
+            );
         }
         if !(16..=MAX_RESOLUTION).contains(&self.resolution) {
             return Err(format!(
@@ -89,23 +88,12 @@ impl GenerateRequest {
                 self.resolution
             ));
         }
-        if let Some(bad) = self
-            .layers
-            .iter()
-            .flatten()
-            .find(|l| !LAYERS.contains(&l.as_str()))
-        {
-            return Err(format!(
-                "layers: unknown layer `{bad}`; known: {}",
-                LAYERS.join(", ")
-            ));
-        }
-        if self.session.len() > 128 {
-            return Err("session: at most 128 bytes".into());
-        }
-        let mut config = self.config.clone();
-        config.export.resolution = self.resolution;
+        let config = self.config();
+        // The parameters' own ranges first (the messages the command line gives), then the
+        // server's caps on what is in range.
         config.validate().map_err(|e| e.to_string())?;
+        let as_json = serde_json::to_value(&config).map_err(|e| e.to_string())?;
+        caps::check(&as_json)?;
         // The height follows the aspect: cap it too.
         let ny = self.resolution as f64 * config.world.height / config.world.width;
         if ny > MAX_RESOLUTION as f64 {
@@ -116,13 +104,6 @@ impl GenerateRequest {
         Ok(())
     }
 
-    /// Whether layer `name` is asked for.
-    pub fn wants(&self, name: &str) -> bool {
-        self.layers
-            .as_ref()
-            .is_none_or(|l| l.iter().any(|n| n == name))
-    }
-
     /// The config with the request's resolution.
     pub fn config(&self) -> Config {
         let mut config = self.config.clone();
@@ -131,46 +112,64 @@ impl GenerateRequest {
     }
 }
 
-/// What identifies a mesh: the stage's inputs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct MeshKey {
-    seed: u64,
-    cells: usize,
-    mesh: String,
-    width: u64,
-    height: u64,
+/// A short stable key of a JSON value (FNV-1a of its text), for the page to hold.
+fn key_of(value: &impl serde::Serialize) -> String {
+    let text = serde_json::to_string(value).expect("keys serialise");
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    format!("{hash:016x}")
 }
 
-impl MeshKey {
-    fn of(config: &Config) -> Self {
-        MeshKey {
-            seed: config.world.seed,
-            cells: config.world.cells,
-            mesh: serde_json::to_string(&config.mesh).expect("mesh params serialise"),
-            width: config.world.width.to_bits(),
-            height: config.world.height.to_bits(),
-        }
-    }
+/// What identifies a mesh: the stage's inputs.
+fn mesh_key(config: &Config) -> String {
+    key_of(&json!([
+        config.world.seed,
+        config.world.cells,
+        config.mesh,
+        config.world.width,
+        config.world.height
+    ]))
+}
+
+/// What identifies the colour table: the biome parameters it is built from.
+fn table_key(config: &Config) -> String {
+    key_of(&json!([
+        config.biome.whittaker,
+        config.biome.palette,
+        config.biome.blur_sigma
+    ]))
+}
+
+/// A cached mesh and what runs on it may reuse.
+#[derive(Debug)]
+struct Meshed {
+    key: String,
+    world: Arc<World>,
+    reuse: Reuse,
 }
 
 /// The server's shared state.
 #[derive(Debug)]
-pub(super) struct State {
+pub(crate) struct State {
     next_generation: AtomicU64,
     /// Per session, the order key of its newest request (its `sequence`, else its generation).
     sessions: Mutex<HashMap<String, u64>>,
     /// Most recently used last.
-    meshes: Mutex<Vec<(MeshKey, Arc<World>, Duration)>>,
+    meshes: Mutex<Vec<Meshed>>,
     permits: Semaphore,
+    /// Requests waiting for a permit.
+    waiting: AtomicUsize,
 }
 
 impl State {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         State {
             next_generation: AtomicU64::new(1),
             sessions: Mutex::new(HashMap::new()),
             meshes: Mutex::new(Vec::new()),
             permits: Semaphore::new(MAX_CONCURRENT),
+            waiting: AtomicUsize::new(0),
         }
     }
 
@@ -194,39 +193,53 @@ impl State {
         sessions.get(session).is_none_or(|&newest| newest == key)
     }
 
-    /// The world after the mesh stage, from the cache or made now; and whether it was cached.
-    pub(super) fn meshed_world(
+    /// The world after the mesh stage and what may be reused on it, from the cache or made
+    /// now; and whether it was cached.
+    fn meshed_world(
         &self,
         config: &Config,
         timings: &mut Timings,
-    ) -> Result<(World, bool), orogen::Error> {
-        let key = MeshKey::of(config);
+    ) -> Result<(World, Reuse, bool), orogen::Error> {
+        let key = mesh_key(config);
         {
             let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(i) = meshes.iter().position(|(k, _, _)| *k == key) {
+            if let Some(i) = meshes.iter().position(|m| m.key == key) {
                 let entry = meshes.remove(i);
-                let world = (*entry.1).clone();
-                timings.stages.push(("mesh (cached)", Duration::ZERO));
+                let out = ((*entry.world).clone(), entry.reuse.clone(), true);
                 meshes.push(entry);
-                return Ok((world, true));
+                timings
+                    .stages
+                    .push(("mesh (cached)", std::time::Duration::ZERO));
+                return Ok(out);
             }
         }
         let world = orogen::generate_mesh(config, timings)?;
-        let took = timings.total();
         let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
-        if !meshes.iter().any(|(k, _, _)| *k == key) {
+        if !meshes.iter().any(|m| m.key == key) {
             if meshes.len() >= MESH_CACHE {
                 meshes.remove(0);
             }
-            meshes.push((key, Arc::new(world.clone()), took));
+            meshes.push(Meshed {
+                key,
+                world: Arc::new(world.clone()),
+                reuse: Reuse::default(),
+            });
         }
-        Ok((world, false))
+        Ok((world, Reuse::default(), false))
+    }
+
+    /// Keeps what a run on mesh `key` computed, for the next runs on it.
+    fn keep_reuse(&self, key: &str, reuse: Reuse) {
+        let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = meshes.iter_mut().find(|m| m.key == key) {
+            m.reuse = reuse;
+        }
     }
 }
 
 /// An API error: a status and a message, answered as `{"error": message}`.
 #[derive(Debug)]
-pub(super) struct ApiError(StatusCode, String);
+pub(crate) struct ApiError(StatusCode, String);
 
 impl ApiError {
     fn bad_request(message: impl Into<String>) -> Self {
@@ -238,6 +251,10 @@ impl ApiError {
             StatusCode::CONFLICT,
             "superseded by a newer request of this session".into(),
         )
+    }
+
+    fn internal(message: impl ToString) -> Self {
+        ApiError(StatusCode::INTERNAL_SERVER_ERROR, message.to_string())
     }
 
     fn from_pipeline(e: &orogen::Error) -> Self {
@@ -256,7 +273,17 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Runs `work` on the blocking pool once a permit is free, unless superseded meanwhile.
+/// Counts a waiting request for as long as it lives.
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Runs `work` on the blocking pool once a permit is free, unless superseded meanwhile; a
+/// full queue answers 429 at once.
 async fn run_blocking<T: Send + 'static>(
     state: &Arc<State>,
     session: &str,
@@ -266,103 +293,170 @@ async fn run_blocking<T: Send + 'static>(
     if !state.is_current(session, key) {
         return Err(ApiError::superseded());
     }
+    if state.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_QUEUE {
+        state.waiting.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("the server is busy ({MAX_QUEUE} requests waiting); try again"),
+        ));
+    }
+    let waiting = Waiting(&state.waiting);
     let _permit = state
         .permits
         .acquire()
         .await
         .map_err(|_| ApiError(StatusCode::SERVICE_UNAVAILABLE, "shutting down".into()))?;
+    drop(waiting);
     if !state.is_current(session, key) {
         return Err(ApiError::superseded());
     }
     let state = Arc::clone(state);
     tokio::task::spawn_blocking(move || work(&state))
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(ApiError::internal)?
 }
 
-/// `POST /api/generate`.
-pub(super) async fn generate(
+/// Runs the stages after the mesh, reusing what the mesh's earlier runs kept; stops (409) as
+/// soon as the request is superseded. Returns the world and whether the mesh was cached.
+fn run_world(
+    state: &State,
+    config: &Config,
+    flora: bool,
+    timings: &mut Timings,
+    current: &dyn Fn() -> bool,
+) -> Result<(World, bool), ApiError> {
+    let (mut world, mut reuse, cached) = state
+        .meshed_world(config, timings)
+        .map_err(|e| ApiError::from_pipeline(&e))?;
+    if !current() {
+        return Err(ApiError::superseded());
+    }
+    let until = (!flora).then_some("flora");
+    let done =
+        orogen::generate_rest_reusing(config, &mut world, timings, until, &mut reuse, &|| {
+            !current()
+        })
+        .map_err(|e| ApiError::from_pipeline(&e))?;
+    state.keep_reuse(&mesh_key(config), reuse);
+    if !done || !current() {
+        return Err(ApiError::superseded());
+    }
+    Ok((world, cached))
+}
+
+/// `POST /api/generate`: the world as typed arrays ([`wire`]).
+pub(crate) async fn generate(
     AxumState(state): AxumState<Arc<State>>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let start = Instant::now();
     let request = GenerateRequest::parse(&body).map_err(ApiError::bad_request)?;
     let session = request.session.clone();
     let (generation, key) = state.begin(&session, request.sequence);
-    let body = run_blocking(&state, &session.clone(), key, move |state| {
-        let start = Instant::now();
+    let session_in = session.clone();
+    let body = run_blocking(&state, &session, key, move |state| {
         let config = request.config();
         let mut timings = Timings::default();
-        let (mut world, cached) = state
-            .meshed_world(&config, &mut timings)
-            .map_err(|e| ApiError::from_pipeline(&e))?;
-        if !state.is_current(&session, key) {
-            return Err(ApiError::superseded());
+        let current = || state.is_current(&session_in, key);
+        let (world, cached) = run_world(state, &config, request.flora, &mut timings, &current)?;
+        let encode_start = Instant::now();
+        let mut arrays = wire::Arrays::default();
+        let mesh_key = mesh_key(&config);
+        if request.mesh.as_deref() != Some(mesh_key.as_str()) {
+            wire::mesh_arrays(&world, &mut arrays).map_err(ApiError::internal)?;
         }
-        let until = (!request.wants("flora")).then_some("flora");
-        orogen::generate_rest_until(&config, &mut world, &mut timings, until)
-            .map_err(|e| ApiError::from_pipeline(&e))?;
-        if !state.is_current(&session, key) {
-            return Err(ApiError::superseded());
+        let table_key = table_key(&config);
+        let mut table_shape = Value::Null;
+        if request.table.as_deref() != Some(table_key.as_str()) {
+            table_shape =
+                json!(wire::table_array(&world, &mut arrays).map_err(ApiError::internal)?);
         }
-        let render_start = Instant::now();
-        let layers = render::layers(&world, &config, &|name| request.wants(name))
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-        let render_ms = render_start.elapsed().as_secs_f64() * 1e3;
+        wire::world_arrays(&world, &mut arrays).map_err(ApiError::internal)?;
         let stages: Vec<_> = timings
             .stages
             .iter()
             .map(|(name, d)| json!({ "stage": name, "ms": d.as_secs_f64() * 1e3 }))
             .collect();
-        let generate_ms = timings.total().as_secs_f64() * 1e3;
-        Ok(json!({
-            "generation": generation,
-            "seed": config.world.seed,
-            "cells": world.mesh().map(|m| m.n_regions()).unwrap_or(0),
-            "mesh_cached": cached,
-            "timings": stages,
-            "generate_ms": generate_ms,
-            "render_ms": render_ms,
-            "total_ms": start.elapsed().as_secs_f64() * 1e3,
-            "width": layers.width,
-            "height": layers.height,
-            "layers": layers.png_base64,
-            "terrain": layers.terrain,
-        })
-        .to_string())
+        let palette = &config.biome.palette;
+        let mut header = Map::new();
+        let mut put = |k: &str, v: Value| {
+            header.insert(k.into(), v);
+        };
+        put("generation", json!(generation));
+        put("seed", json!(config.world.seed));
+        put(
+            "cells",
+            json!(world.mesh().map(|m| m.n_regions()).unwrap_or(0)),
+        );
+        put(
+            "corners",
+            json!(world.mesh().map(|m| m.n_corners()).unwrap_or(0)),
+        );
+        put("width", json!(world.meta.width));
+        put("height", json!(world.meta.height));
+        put("max_height_m", json!(world.meta.max_height_m));
+        put("max_depth_m", json!(world.meta.max_depth_m));
+        put("world_size_m", json!(world.meta.world_size_m));
+        put("mesh_key", json!(mesh_key));
+        put("mesh_cached", json!(cached));
+        put("table_key", json!(table_key));
+        put("table_shape", table_shape);
+        put(
+            "water_colors",
+            json!({
+                "shallow": palette.shallow_ocean,
+                "deep": palette.deep_ocean,
+                "lake": palette.lake,
+                "river": palette.river,
+            }),
+        );
+        put("biome_colors", json!(palette.by_id()));
+        put(
+            "water_kinds",
+            json!(Map::from_iter(
+                wire::WATER_KINDS
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), json!(v)))
+            )),
+        );
+        put("hillshade", json!(config.export.hillshade));
+        put("timings", Value::Array(stages));
+        put("generate_ms", json!(timings.total().as_secs_f64() * 1e3));
+        put(
+            "encode_ms",
+            json!(encode_start.elapsed().as_secs_f64() * 1e3),
+        );
+        put("total_ms", json!(start.elapsed().as_secs_f64() * 1e3));
+        Ok(arrays.encode(header))
     })
     .await?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response())
 }
 
-/// `GET /api/bundle?request=<GenerateRequest JSON>`.
-pub(super) async fn bundle(
+/// `POST /api/bundle` (the same JSON as `/api/generate`): the export bundle, a zip.
+pub(crate) async fn bundle(
     AxumState(state): AxumState<Arc<State>>,
-    Query(query): Query<HashMap<String, String>>,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
-    let text = query
-        .get("request")
-        .ok_or_else(|| ApiError::bad_request("missing query parameter `request`"))?;
-    if text.len() > super::MAX_BODY_BYTES {
-        return Err(ApiError(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "request too large".into(),
-        ));
-    }
-    let request = GenerateRequest::parse(text.as_bytes()).map_err(ApiError::bad_request)?;
+    let request = GenerateRequest::parse(&body).map_err(ApiError::bad_request)?;
     // Bundles are not superseded by map requests: their own session.
     let session = format!("bundle:{}", request.session);
     let (_, key) = state.begin(&session, request.sequence);
     let seed = request.config.world.seed;
+    let session_in = session.clone();
     let zip = run_blocking(&state, &session, key, move |state| {
         let config = request.config();
         let mut timings = Timings::default();
-        let (mut world, _) = state
-            .meshed_world(&config, &mut timings)
-            .map_err(|e| ApiError::from_pipeline(&e))?;
-        orogen::generate_rest(&config, &mut world, &mut timings)
-            .map_err(|e| ApiError::from_pipeline(&e))?;
-        bundle::zip_outputs(&world, &config)
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+        let current = || state.is_current(&session_in, key);
+        let (world, _) = run_world(state, &config, true, &mut timings, &current)?;
+        bundle::zip_outputs(&world, &config).map_err(ApiError::internal)
     })
     .await?;
     let disposition = format!("attachment; filename=\"orogen-{seed}.zip\"");

@@ -2,7 +2,6 @@
 //! (1980-01-01, the zip epoch) and sorted names, so the same request gives the same bytes.
 
 use std::io::{Cursor, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use orogen_world::World;
 use zip::write::SimpleFileOptions;
@@ -12,7 +11,7 @@ use orogen::Config;
 
 /// A bundle failure (internal: the request was validated before).
 #[derive(Debug, thiserror::Error)]
-pub(super) enum BundleError {
+pub(crate) enum BundleError {
     #[error(transparent)]
     Pipeline(#[from] orogen::Error),
     #[error("bundle: {0}")]
@@ -21,18 +20,14 @@ pub(super) enum BundleError {
     Zip(#[from] zip::result::ZipError),
 }
 
-/// Writes the outputs of `world` (through `orogen-export`, into a private temporary folder),
+/// Writes the outputs of `world` (through `orogen-export`) into a private temporary folder
+/// (a fresh random name, readable by this user only, removed when done whatever happens),
 /// then zips them with `config.toml`, the config that reproduces them.
-pub(super) fn zip_outputs(world: &World, config: &Config) -> Result<Vec<u8>, BundleError> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "orogen-serve-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = zip_dir(world, config, &dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+pub(crate) fn zip_outputs(world: &World, config: &Config) -> Result<Vec<u8>, BundleError> {
+    let dir = tempfile::Builder::new()
+        .prefix("orogen-bundle-")
+        .tempdir()?;
+    zip_dir(world, config, dir.path())
 }
 
 fn zip_dir(world: &World, config: &Config, dir: &std::path::Path) -> Result<Vec<u8>, BundleError> {

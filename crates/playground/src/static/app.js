@@ -1,56 +1,73 @@
-// orogen playground: controls -> POST /api/generate -> layers, anchors and a WebGL 3-D view.
-// Plain JavaScript written for orogen; no third-party code.
+// orogen playground: controls (from GET /api/params) -> POST /api/generate -> typed arrays
+// -> WebGL (gl.js). Plain JavaScript written for orogen; no third-party code.
 'use strict';
 
 const SESSION = Math.random().toString(36).slice(2) + Date.now().toString(36);
-const RESOLUTION = 512;
 
-// Sliders: id, config path, label, min, max, step, panel.
-const SLIDERS = [
-  ['noise-scale', 'elevation.fbm.noise_scale', 'Noise scale', 0.5, 16, 0.1, 'world'],
-  ['octaves', 'elevation.fbm.octaves', 'Octaves', 1, 16, 1, 'world'],
-  ['water-level', 'world.water_level', 'Water level', 0, 1, 0.01, 'world'],
-  ['land-centers', 'elevation.land_centers', 'Land centres', 1, 30, 1, 'world'],
-  ['lloyd', 'mesh.lloyd_iterations', 'Lloyd iterations', 0, 10, 1, 'mesh'],
-  ['wetness', 'biome.wetness', 'Wetness', -1, 1, 0.05, 'moisture'],
-  ['water-boost', 'biome.water_boost', 'Water boost', 0, 1, 0.01, 'moisture'],
-  ['altitude-drying', 'biome.altitude_drying', 'Altitude drying', 0, 1, 0.01, 'moisture'],
-  ['moisture-scale', 'biome.scale_factor', 'Moisture scale', 0.1, 5, 0.05, 'moisture'],
-  ['wind', 'biome.wind', 'Wind rain', 0, 4, 0.05, 'moisture'],
-  ['wind-angle', 'biome.wind_angle', 'Wind angle', -180, 180, 5, 'moisture'],
+// Which panel a parameter's control goes in, by path prefix; export parameters other than the
+// hillshade (file sizes, formats) belong to the command line, not to this page.
+const PANELS = [
+  ['world.', 'world'], ['elevation.', 'world'], ['mesh.', 'mesh'], ['biome.', 'moisture'],
+  ['hydrology.', 'rivers'], ['rivers.', 'rivers'], ['flora.', 'flora'], ['export.hillshade', 'view'],
 ];
-const LAYERS = [
-  ['colormap', 'Colour map', true], ['biomes', 'Biomes', false], ['heightmap', 'Heightmap', false],
-  ['rivers', 'Rivers', true], ['flora', 'Flora', false], ['outlines', 'Cell outlines', false],
-];
+// Parameters with their own control in the page (seed, cells, layout: see index.html).
+const OWN = new Set(['world.seed', 'world.cells', 'elevation.layout']);
 
 const $ = (id) => document.getElementById(id);
 const state = {
-  defaults: null,
+  params: [],          // the parameter table
   config: {},          // the partial config sent (path -> value)
   anchors: [],         // custom anchors, map coordinates
   width: 1, height: 1, // map size in map units
   generation: 0,       // newest generation shown
-  last: null,          // the last response
-  inflight: null,      // AbortController of the request in flight
-  requests: 0,        // requests sent
-  shown: 0,           // the request whose answer is on screen
+  requests: 0,         // requests sent
+  shown: 0,            // the request whose answer is on screen
+  inflight: false,     // a request is on its way (one at a time: later inputs coalesce)
+  pending: false,      // an input arrived while a request was in flight
+  inputAt: null,       // performance.now() of the oldest input not yet on screen
+  meshKey: null, tableKey: null,
+  mesh: null,          // the mesh arrays
+  world: null,         // the last world (header and arrays)
+  view: {
+    mode: '3d', layer: 'colormap', rivers: true, flora: false, outlines: false,
+    hillshade: false, exaggeration: 4, cam: { yaw: 0.5, pitch: 0.75, dist: 1.35 },
+  },
+  perf: { server: [], frame: [] },
+  errors: [],
 };
+let renderer = null;
+
+window.addEventListener('error', (e) => state.errors.push(String(e.message)));
+
 window.orogen = {
   state,
-  // Elevation (conventions' [-1, 1]) at map point (x, y) from the last terrain grid.
+  // Elevation (conventions' [-1, 1]) of the region nearest map point (x, y).
   elevationAt(x, y) {
-    const t = state.last && state.last.terrain;
-    if (!t) return null;
-    const c = Math.min(t.nx - 1, Math.max(0, Math.floor(x / state.width * t.nx)));
-    const r = Math.min(t.ny - 1, Math.max(0, Math.floor(y / state.height * t.ny)));
-    return t.elevation[r * t.nx + c];
+    const w = state.world, m = state.mesh;
+    if (!w || !m) return null;
+    let best = -1, bestD = Infinity;
+    for (let r = 0; r < m.region_xy.length / 2; r++) {
+      const d = (m.region_xy[2 * r] - x) ** 2 + (m.region_xy[2 * r + 1] - y) ** 2;
+      if (d < bestD) { bestD = d; best = r; }
+    }
+    return w.region_elevation[best];
   },
+  landFraction() {
+    const e = state.world && state.world.region_elevation;
+    if (!e) return null;
+    let n = 0;
+    for (const v of e) if (v > 0) n++;
+    return n / e.length;
+  },
+  // Canvas pixel (from the top left, CSS pixels) of map point (x, y) on the flat map.
+  mapToCanvas(x, y) {
+    const { s, ox, oy } = renderer.mapFit();
+    return [x * s + ox, y * s + oy];
+  },
+  fingerprint: () => renderer && renderer.fingerprint(),
+  pixel: (x, y) => renderer && renderer.pixel(x, y),
+  redraw: () => draw(),
 };
-
-function getPath(obj, path) {
-  return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
-}
 
 function setPath(obj, path, value) {
   const keys = path.split('.');
@@ -59,41 +76,13 @@ function setPath(obj, path, value) {
   o[keys[keys.length - 1]] = value;
 }
 
-function slider(panel, id, path, label, min, max, step, value) {
-  const row = document.createElement('div');
-  row.className = 'row';
-  row.innerHTML = `<label for="${id}">${label}</label>` +
-    `<input id="${id}" type="range" min="${min}" max="${max}" step="${step}">` +
-    `<output for="${id}"></output>`;
-  $('sliders-' + panel).appendChild(row);
-  const input = row.querySelector('input');
-  const out = row.querySelector('output');
-  const isInt = Number.isInteger(step);
-  input.value = value;
-  out.textContent = input.value;
-  state.config[path] = isInt ? parseInt(input.value, 10) : parseFloat(input.value);
-  input.addEventListener('input', () => {
-    out.textContent = input.value;
-    state.config[path] = isInt ? parseInt(input.value, 10) : parseFloat(input.value);
-    regenerate();
-  });
+// A slider's value as shown beside it: at most three decimals.
+function shown(v) {
+  return typeof v === 'number' ? String(Math.round(v * 1000) / 1000) : String(v);
 }
 
-function requestBody() {
-  const config = {};
-  for (const [path, value] of Object.entries(state.config)) setPath(config, path, value);
-  if (config.elevation && config.elevation.layout === 'custom') {
-    config.elevation.anchors = state.anchors.map((a) => [a[0], a[1]]);
-  }
-  // Only the layers shown (the colour map always: the 3-D view wears it); flora runs only
-  // when shown.
-  const layers = LAYERS.map(([name]) => name)
-    .filter((name) => name === 'colormap' || ($('toggle-' + name) || {}).checked);
-  return { session: SESSION, resolution: RESOLUTION, config, layers };
-}
-
-function canGenerate() {
-  return !(state.config['elevation.layout'] === 'custom' && state.anchors.length === 0);
+function controlId(path) {
+  return 'p-' + path.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
 function setStatus(text, error) {
@@ -102,117 +91,278 @@ function setStatus(text, error) {
   s.classList.toggle('error', !!error);
 }
 
-async function regenerate() {
+function median(list) {
+  if (!list.length) return NaN;
+  const s = [...list].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+// ---- controls from the parameter table ----
+
+function panelOf(path) {
+  const hit = PANELS.find(([prefix]) => path === prefix || path.startsWith(prefix));
+  return hit ? hit[1] : null;
+}
+
+function addControl(row) {
+  const panel = panelOf(row.path);
+  if (!panel || OWN.has(row.path)) return;
+  const box = $('params-' + panel);
+  if (!box) return;
+  const id = controlId(row.path);
+  const label = row.path.split('.').slice(-2).join(' ').replace(/_/g, ' ');
+  const div = document.createElement('div');
+  div.className = 'row';
+  div.title = row.doc + (row.unit ? ` (${row.unit})` : '');
+  const d = row.default;
+  let input;
+  if (typeof d === 'boolean') {
+    div.innerHTML = `<label for="${id}"></label><input id="${id}" type="checkbox"><span></span>`;
+    input = div.querySelector('input');
+    input.checked = d;
+  } else if (row.choices) {
+    div.innerHTML = `<label for="${id}"></label><select id="${id}"></select><span></span>`;
+    input = div.querySelector('select');
+    for (const c of row.choices) input.add(new Option(c, c));
+    input.value = d;
+  } else if (typeof d === 'number') {
+    const lo = row.min != null ? row.min : Math.min(0, d);
+    let hi = row.max != null ? row.max : Math.max(1, d * 4);
+    const int = row.integer !== undefined ? row.integer : Number.isInteger(d);
+    // A range far wider than the default (0 ..= 1000 around 3) gets a slider over a useful
+    // span from its low end: up to four times the default.
+    const useful = Math.max(Math.abs(d) * 4, int ? 10 : 1);
+    if (lo >= 0 && hi - lo > 5 * useful) hi = lo + useful;
+    const step = int ? 1 : (hi - lo) / 200;
+    div.innerHTML = `<label for="${id}"></label><input id="${id}" type="range"><output for="${id}"></output>`;
+    input = div.querySelector('input');
+    input.min = lo; input.max = hi; input.step = step; input.value = d;
+    div.querySelector('output').textContent = shown(d);
+  } else {
+    return;
+  }
+  div.querySelector('label').textContent = label;
+  box.appendChild(div);
+  const read = () => {
+    if (input.type === 'checkbox') return input.checked;
+    if (input.tagName === 'SELECT') return input.value;
+    return row.integer ? parseInt(input.value, 10) : parseFloat(input.value);
+  };
+  state.config[row.path] = d;
+  input.addEventListener(input.type === 'range' ? 'input' : 'change', () => {
+    const v = read();
+    state.config[row.path] = v;
+    const out = div.querySelector('output');
+    if (out) out.textContent = shown(v);
+    if (row.path === 'export.hillshade') {
+      // A view setting (the bundle takes it too): redraw, no server round trip.
+      state.view.hillshade = v;
+      updateDownload();
+      draw();
+      return;
+    }
+    regenerate();
+  });
+}
+
+// ---- requests ----
+
+function requestBody() {
+  const config = {};
+  for (const [path, value] of Object.entries(state.config)) setPath(config, path, value);
+  if (config.elevation && config.elevation.layout === 'custom') {
+    config.elevation.anchors = state.anchors.map((a) => [a[0], a[1]]);
+  }
+  return { session: SESSION, config };
+}
+
+function canGenerate() {
+  return !(state.config['elevation.layout'] === 'custom' && state.anchors.length === 0);
+}
+
+// Decodes an answer: the header and typed views on the arrays (little-endian, as sent).
+function decode(buffer) {
+  const bytes = new Uint8Array(buffer);
+  const magic = String.fromCharCode(...bytes.subarray(0, 4));
+  if (magic !== 'OROG') throw new Error('not an orogen answer');
+  const hlen = new DataView(buffer).getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + hlen)));
+  const types = { f32: Float32Array, u32: Uint32Array, u8: Uint8Array };
+  for (const [name, a] of Object.entries(header.arrays)) {
+    header[name] = new types[a.type](buffer, a.offset, a.length);
+  }
+  return header;
+}
+
+// One request at a time: inputs during a request coalesce into the next one (a drag sends
+// as fast as the server answers, never a queue of stale states).
+function regenerate() {
+  if (state.inputAt === null) state.inputAt = performance.now();
   drawAnchors();
   updateDownload();
   if (!canGenerate()) {
     setStatus('custom layout: click the map to place a land anchor');
+    state.inputAt = null;
     return;
   }
-  if (state.inflight) state.inflight.abort();
-  const controller = new AbortController();
-  state.inflight = controller;
+  if (state.inflight) { state.pending = true; return; }
+  send();
+}
+
+async function send() {
+  state.inflight = true;
+  state.pending = false;
   const sent = ++state.requests;
+  const inputAt = state.inputAt;
   setStatus('generating…');
-  let response;
+  const body = { ...requestBody(), sequence: sent, mesh: state.meshKey, table: state.tableKey,
+    flora: state.view.flora };
+  let answer = null;
   try {
-    response = await fetch('/api/generate', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      // The count orders this session's requests on the server, whatever order they arrive in.
-      body: JSON.stringify({ ...requestBody(), sequence: sent }),
-      signal: controller.signal,
+    const response = await fetch('/api/generate', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
     });
-  } catch (e) {
-    if (e.name !== 'AbortError') setStatus('network error: ' + e.message, true);
-    return;
-  }
-  if (response.status === 409) return; // superseded by a newer request
-  let data;
-  try {
-    data = await response.json();
-  } catch (e) {
-    if (e.name !== 'AbortError') setStatus('bad answer: ' + e.message, true);
-    return;
-  }
-  if (sent !== state.requests) return; // a newer request was sent meanwhile
-  state.inflight = null;
-  if (!response.ok) {
-    setStatus(data.error || ('HTTP ' + response.status), true);
-    return;
-  }
-  await show(data, sent);
-}
-
-// Each call has its own promise (a shared onload handler would be replaced by a newer
-// answer's, leaving the older one waiting forever); a newer src rejects the older decode.
-function loadImage(img, src) {
-  img.src = src;
-  return img.decode().catch(() => {});
-}
-
-async function show(data, sent) {
-  const loads = [];
-  for (const [name] of LAYERS) {
-    const img = $('layer-' + name);
-    const src = data.layers[name];
-    if (src) {
-      loads.push(loadImage(img, src));
+    if (response.status === 409) {
+      answer = null; // superseded
+    } else if (!response.ok) {
+      const data = await response.json().catch(() => ({}));
+      setStatus(data.error || ('HTTP ' + response.status), true);
     } else {
-      img.removeAttribute('src');
+      answer = decode(await response.arrayBuffer());
     }
+  } catch (e) {
+    setStatus('network error: ' + e.message, true);
   }
-  await Promise.all(loads);
-  // A newer request went out while the images decoded: its answer (already drawn, or on
-  // its way) is the one to keep; this older one must not overwrite the state.
-  if (sent !== state.requests) return;
-  state.last = data;
-  state.generation = data.generation;
-  state.shown = sent;
-  document.body.dataset.generation = String(data.generation);
-  showTimings(data);
-  setStatus(`${data.cells.toLocaleString()} cells · ${data.total_ms.toFixed(0)} ms` +
-    (data.mesh_cached ? ' (mesh cached)' : ''));
-  view3d.update(data.terrain, $('layer-colormap'));
+  state.inflight = false;
+  if (answer) show(answer, sent, inputAt);
+  if (state.pending) send();
+  else if (!answer) state.inputAt = null;
 }
 
-function showTimings(data) {
+function show(w, sent, inputAt) {
+  if (w.region_xy) {
+    state.mesh = { region_xy: w.region_xy, corner_xy: w.corner_xy, corner_regions: w.corner_regions,
+      edges: w.edges, width: w.width, height: w.height };
+    state.meshKey = w.mesh_key;
+    renderer.setMesh(state.mesh);
+  }
+  if (w.table) {
+    renderer.setTable(w.table, w.table_shape[0], w.table_shape[1]);
+    state.tableKey = w.table_key;
+  }
+  if (!w.flora_xy && state.world && state.world.flora_xy && !state.view.flora) {
+    // keep nothing: plants belong to the world they grew on
+  }
+  renderer.setWorld(w);
+  state.world = w;
+  state.generation = w.generation;
+  state.shown = sent;
+  document.body.dataset.generation = String(w.generation);
+  draw();
+  showTimings(w);
+  state.perf.server.push(w.total_ms);
+  if (state.perf.server.length > 20) state.perf.server.shift();
+  // Input to frame: the frame is on screen at the next animation frame.
+  requestAnimationFrame(() => {
+    if (inputAt !== null && !state.pending) {
+      state.perf.frame.push(performance.now() - inputAt);
+      if (state.perf.frame.length > 20) state.perf.frame.shift();
+      state.inputAt = null;
+    }
+    showPerf(w);
+  });
+}
+
+function showPerf(w) {
+  const last = state.perf.frame[state.perf.frame.length - 1];
+  $('perf').textContent = `server ${w.total_ms.toFixed(1)} ms (median ${median(state.perf.server).toFixed(1)})` +
+    (last !== undefined ? ` · input→frame ${last.toFixed(0)} ms (median ${median(state.perf.frame).toFixed(0)})` : '') +
+    ' · mapgen4: 15-19 ms at 25,000 regions';
+  setStatus(`${w.cells.toLocaleString()} cells` + (w.mesh_cached ? ' (mesh cached)' : ''));
+}
+
+function showTimings(w) {
   const body = $('timings').querySelector('tbody');
   body.innerHTML = '';
-  const rows = data.timings.map((t) => [t.stage, t.ms]);
-  rows.push(['render', data.render_ms], ['total (server)', data.total_ms]);
+  const rows = w.timings.map((t) => [t.stage, t.ms]);
+  rows.push(['encode', w.encode_ms], ['total (server)', w.total_ms]);
   for (const [name, ms] of rows) {
     const tr = document.createElement('tr');
-    tr.innerHTML = `<td></td><td>${ms.toFixed(1)} ms</td>`;
+    tr.innerHTML = '<td></td><td></td>';
     tr.firstChild.textContent = name;
+    tr.lastChild.textContent = ms.toFixed(1) + ' ms';
     body.appendChild(tr);
   }
 }
 
-function updateDownload() {
-  const a = $('download');
-  const seed = state.config['world.seed'];
-  a.href = '/api/bundle?request=' + encodeURIComponent(JSON.stringify(requestBody()));
-  a.download = `orogen-${seed}.zip`;
-  a.classList.toggle('disabled', !canGenerate());
+// ---- drawing ----
+
+function resize() {
+  const canvas = $('gl');
+  const rect = canvas.getBoundingClientRect();
+  const w = Math.max(1, Math.round(rect.width)), h = Math.max(1, Math.round(rect.height));
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
 }
 
-// ---- anchors on the map ----
+function draw() {
+  if (!renderer) return;
+  resize();
+  const t0 = performance.now();
+  renderer.draw(state.view);
+  drawAnchors();
+  state.lastDrawMs = performance.now() - t0;
+  document.body.dataset.view = state.view.mode;
+}
+
+function setMode(mode) {
+  state.view.mode = mode;
+  $('view-toggle').textContent = mode === '3d' ? 'Flat map' : '3-D view';
+  $('gl').classList.toggle('map', mode === 'map');
+  draw();
+}
+
+function updateDownload() {
+  $('download').disabled = !canGenerate();
+}
+
+async function download() {
+  const body = { ...requestBody(), resolution: 512 };
+  setStatus('building the bundle…');
+  const response = await fetch('/api/bundle', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    const data = await response.json().catch(() => ({}));
+    setStatus(data.error || ('HTTP ' + response.status), true);
+    return;
+  }
+  const blob = await response.blob();
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = `orogen-${state.config['world.seed']}.zip`;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+  setStatus('bundle downloaded');
+}
+
+// ---- anchors on the flat map ----
 
 function mapPoint(event) {
-  const rect = $('map').getBoundingClientRect();
-  const x = (event.clientX - rect.left) / rect.width * state.width;
-  const y = (event.clientY - rect.top) / rect.height * state.height;
+  const rect = $('gl').getBoundingClientRect();
+  const { s, ox, oy } = renderer.mapFit();
+  const x = (event.clientX - rect.left - ox) / s;
+  const y = (event.clientY - rect.top - oy) / s;
   return [Math.min(state.width, Math.max(0, x)), Math.min(state.height, Math.max(0, y))];
 }
 
 function nearestAnchor(p) {
-  const rect = $('map').getBoundingClientRect();
-  const scale = rect.width / state.width;
+  const { s } = renderer.mapFit();
   let best = -1;
   let bestD = 10; // pixels
   state.anchors.forEach((a, i) => {
-    const d = Math.hypot(a[0] - p[0], a[1] - p[1]) * scale;
+    const d = Math.hypot(a[0] - p[0], a[1] - p[1]) * s;
     if (d < bestD) { bestD = d; best = i; }
   });
   return best;
@@ -220,17 +370,16 @@ function nearestAnchor(p) {
 
 function drawAnchors() {
   const canvas = $('anchors');
-  const rect = canvas.getBoundingClientRect();
+  const rect = $('gl').getBoundingClientRect();
   canvas.width = Math.max(1, Math.round(rect.width));
   canvas.height = Math.max(1, Math.round(rect.height));
   const ctx = canvas.getContext('2d');
   ctx.clearRect(0, 0, canvas.width, canvas.height);
-  if (state.config['elevation.layout'] !== 'custom') return;
+  if (state.config['elevation.layout'] !== 'custom' || state.view.mode !== 'map' || !renderer || !renderer.mesh) return;
+  const { s, ox, oy } = renderer.mapFit();
   for (const a of state.anchors) {
-    const x = a[0] / state.width * canvas.width;
-    const y = a[1] / state.height * canvas.height;
     ctx.beginPath();
-    ctx.arc(x, y, 7, 0, 2 * Math.PI);
+    ctx.arc(a[0] * s + ox, a[1] * s + oy, 7, 0, 2 * Math.PI);
     ctx.fillStyle = 'rgba(255, 80, 40, 0.85)';
     ctx.fill();
     ctx.lineWidth = 2;
@@ -239,253 +388,100 @@ function drawAnchors() {
   }
 }
 
-function setupAnchors() {
-  const map = $('map');
-  let drag = -1;
-  let moved = false;
-  map.addEventListener('mousedown', (e) => {
-    if (state.config['elevation.layout'] !== 'custom' || e.button !== 0) return;
+function setupPointer() {
+  const canvas = $('gl');
+  let drag = -1;   // anchor being dragged
+  let orbit = null; // last pointer position while orbiting
+  canvas.addEventListener('mousedown', (e) => {
+    if (e.button !== 0) return;
     e.preventDefault();
+    if (state.view.mode === '3d') {
+      orbit = [e.clientX, e.clientY];
+      canvas.style.cursor = 'grabbing';
+      return;
+    }
+    if (state.config['elevation.layout'] !== 'custom' || !renderer.mesh) return;
     const p = mapPoint(e);
     const i = nearestAnchor(p);
     if (i >= 0 && e.shiftKey) {
       state.anchors.splice(i, 1);
       regenerate();
-      return;
-    }
-    if (i >= 0) {
+    } else if (i >= 0) {
       drag = i;
-      moved = false;
-      return;
-    }
-    if (state.anchors.length < 1000) {
+    } else if (state.anchors.length < 1000) {
       state.anchors.push(p);
       regenerate();
     }
   });
   window.addEventListener('mousemove', (e) => {
-    if (drag < 0) return;
-    state.anchors[drag] = mapPoint(e);
-    moved = true;
-    regenerate(); // stale requests are cancelled, so dragging stays live
+    if (orbit) {
+      const cam = state.view.cam;
+      cam.yaw -= (e.clientX - orbit[0]) * 0.01;
+      cam.pitch = Math.min(1.5, Math.max(0.15, cam.pitch + (e.clientY - orbit[1]) * 0.01));
+      orbit = [e.clientX, e.clientY];
+      draw(); // a view change: no server round trip
+    } else if (drag >= 0) {
+      state.anchors[drag] = mapPoint(e);
+      regenerate(); // coalesced: one request in flight, the newest position next
+    }
   });
   window.addEventListener('mouseup', () => {
-    if (drag >= 0 && moved) regenerate();
+    orbit = null;
     drag = -1;
-  });
-  $('clear-anchors').addEventListener('click', () => {
-    state.anchors = [];
-    regenerate();
-  });
-}
-
-// ---- 3-D view (plain WebGL) ----
-
-const view3d = (() => {
-  const canvas = $('view3d');
-  const gl = canvas.getContext('webgl', { antialias: true });
-  const cam = { yaw: 0.6, pitch: 0.8, dist: 2.2 };
-  let prog = null;
-  let buffers = null;
-  let count = 0;
-  let texture = null;
-  if (!gl) {
-    $('view3d-note').textContent = '3-D view: WebGL is not available in this browser.';
-    return { update() {}, ready: false };
-  }
-  const vs = `attribute vec3 pos; attribute vec3 nrm; attribute vec2 uv;
-    uniform mat4 mvp; varying vec2 vUv; varying float vLight;
-    void main() { vUv = uv; vLight = 0.35 + 0.65 * max(dot(normalize(nrm), normalize(vec3(-0.5, 0.8, -0.4))), 0.0);
-      gl_Position = mvp * vec4(pos, 1.0); }`;
-  const fs = `precision mediump float; uniform sampler2D tex; varying vec2 vUv; varying float vLight;
-    void main() { gl_FragColor = vec4(texture2D(tex, vUv).rgb * vLight, 1.0); }`;
-  function shader(type, src) {
-    const s = gl.createShader(type);
-    gl.shaderSource(s, src);
-    gl.compileShader(s);
-    if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s));
-    return s;
-  }
-  try {
-    prog = gl.createProgram();
-    gl.attachShader(prog, shader(gl.VERTEX_SHADER, vs));
-    gl.attachShader(prog, shader(gl.FRAGMENT_SHADER, fs));
-    gl.linkProgram(prog);
-    if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(prog));
-  } catch (e) {
-    $('view3d-note').textContent = '3-D view unavailable: ' + e.message;
-    return { update() {}, ready: false };
-  }
-
-  function mul(a, b) { // column-major 4x4: a * b
-    const o = new Float32Array(16);
-    for (let c = 0; c < 4; c++) for (let r = 0; r < 4; r++) {
-      let s = 0;
-      for (let k = 0; k < 4; k++) s += a[k * 4 + r] * b[c * 4 + k];
-      o[c * 4 + r] = s;
-    }
-    return o;
-  }
-  function perspective(fovy, aspect, near, far) {
-    const f = 1 / Math.tan(fovy / 2);
-    const o = new Float32Array(16);
-    o[0] = f / aspect; o[5] = f; o[10] = (far + near) / (near - far); o[11] = -1;
-    o[14] = 2 * far * near / (near - far);
-    return o;
-  }
-  function lookAt(eye, target, up) {
-    const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-    const norm = (v) => { const l = Math.hypot(v[0], v[1], v[2]); return [v[0] / l, v[1] / l, v[2] / l]; };
-    const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-    const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    const z = norm(sub(eye, target));
-    const x = norm(cross(up, z));
-    const y = cross(z, x);
-    return new Float32Array([x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0,
-      -dot(x, eye), -dot(y, eye), -dot(z, eye), 1]);
-  }
-
-  function update(terrain, image) {
-    if (!terrain) return;
-    const { nx, ny, elevation } = terrain;
-    const span = Math.max(nx, ny);
-    const sx = nx / span;
-    const sz = ny / span;
-    const hScale = 0.12;
-    const h = (c, r) => Math.max(0, elevation[r * nx + c]) * hScale;
-    const pos = new Float32Array(nx * ny * 3);
-    const nrm = new Float32Array(nx * ny * 3);
-    const uv = new Float32Array(nx * ny * 2);
-    for (let r = 0; r < ny; r++) for (let c = 0; c < nx; c++) {
-      const i = r * nx + c;
-      pos.set([(c / (nx - 1) - 0.5) * sx, h(c, r), (r / (ny - 1) - 0.5) * sz], i * 3);
-      const dx = (h(Math.min(c + 1, nx - 1), r) - h(Math.max(c - 1, 0), r)) / (2 * sx / (nx - 1));
-      const dz = (h(c, Math.min(r + 1, ny - 1)) - h(c, Math.max(r - 1, 0))) / (2 * sz / (ny - 1));
-      nrm.set([-dx, 1, -dz], i * 3);
-      uv.set([(c + 0.5) / nx, (r + 0.5) / ny], i * 2);
-    }
-    const idx = new Uint16Array((nx - 1) * (ny - 1) * 6);
-    let k = 0;
-    for (let r = 0; r < ny - 1; r++) for (let c = 0; c < nx - 1; c++) {
-      const a = r * nx + c;
-      idx.set([a, a + nx, a + 1, a + 1, a + nx, a + nx + 1], k);
-      k += 6;
-    }
-    count = idx.length;
-    const buf = (target, data) => {
-      const b = gl.createBuffer();
-      gl.bindBuffer(target, b);
-      gl.bufferData(target, data, gl.STATIC_DRAW);
-      return b;
-    };
-    if (buffers) for (const b of Object.values(buffers)) gl.deleteBuffer(b);
-    buffers = { pos: buf(gl.ARRAY_BUFFER, pos), nrm: buf(gl.ARRAY_BUFFER, nrm),
-      uv: buf(gl.ARRAY_BUFFER, uv), idx: buf(gl.ELEMENT_ARRAY_BUFFER, idx) };
-    if (!texture) texture = gl.createTexture();
-    gl.bindTexture(gl.TEXTURE_2D, texture);
-    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
-    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
-    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
-    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-    if (image && image.complete && image.naturalWidth > 0) {
-      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGB, gl.RGB, gl.UNSIGNED_BYTE, image);
-    }
-    draw();
-  }
-
-  function draw() {
-    if (!buffers) return;
-    gl.viewport(0, 0, canvas.width, canvas.height);
-    gl.clearColor(0.06, 0.08, 0.1, 1);
-    gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-    gl.enable(gl.DEPTH_TEST);
-    gl.useProgram(prog);
-    const eye = [cam.dist * Math.cos(cam.pitch) * Math.sin(cam.yaw), cam.dist * Math.sin(cam.pitch),
-      cam.dist * Math.cos(cam.pitch) * Math.cos(cam.yaw)];
-    const mvp = mul(perspective(0.8, canvas.width / canvas.height, 0.01, 20), lookAt(eye, [0, 0, 0], [0, 1, 0]));
-    gl.uniformMatrix4fv(gl.getUniformLocation(prog, 'mvp'), false, mvp);
-    gl.uniform1i(gl.getUniformLocation(prog, 'tex'), 0);
-    for (const [name, size] of [['pos', 3], ['nrm', 3], ['uv', 2]]) {
-      const loc = gl.getAttribLocation(prog, name);
-      gl.bindBuffer(gl.ARRAY_BUFFER, buffers[name]);
-      gl.enableVertexAttribArray(loc);
-      gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 0, 0);
-    }
-    gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, buffers.idx);
-    gl.drawElements(gl.TRIANGLES, count, gl.UNSIGNED_SHORT, 0);
-  }
-
-  let dragging = null;
-  canvas.addEventListener('mousedown', (e) => { dragging = [e.clientX, e.clientY]; canvas.style.cursor = 'grabbing'; });
-  window.addEventListener('mouseup', () => { dragging = null; canvas.style.cursor = 'grab'; });
-  window.addEventListener('mousemove', (e) => {
-    if (!dragging) return;
-    cam.yaw -= (e.clientX - dragging[0]) * 0.01;
-    cam.pitch = Math.min(1.5, Math.max(0.1, cam.pitch + (e.clientY - dragging[1]) * 0.01));
-    dragging = [e.clientX, e.clientY];
-    draw();
+    canvas.style.cursor = '';
   });
   canvas.addEventListener('wheel', (e) => {
+    if (state.view.mode !== '3d') return;
     e.preventDefault();
-    cam.dist = Math.min(6, Math.max(0.6, cam.dist * Math.exp(e.deltaY * 0.001)));
+    const cam = state.view.cam;
+    cam.dist = Math.min(4, Math.max(0.3, cam.dist * Math.exp(e.deltaY * 0.001)));
     draw();
   }, { passive: false });
-  return { update, ready: true };
-})();
+}
 
 // ---- start ----
 
 async function start() {
-  let defaults;
   try {
-    defaults = await (await fetch('/api/defaults')).json();
+    renderer = window.OrogenGL.create($('gl'));
+  } catch (e) {
+    setStatus('cannot draw: ' + e.message, true);
+    return;
+  }
+  let defaults, params;
+  try {
+    [defaults, params] = await Promise.all([
+      fetch('/api/defaults').then((r) => r.json()),
+      // Whether a default is an integer, from its JSON text (1.0 is a float parameter).
+      fetch('/api/params').then((r) => r.text()).then((text) => JSON.parse(text, function (key, value, ctx) {
+        if (key === 'default' && typeof value === 'number' && ctx && ctx.source !== undefined) {
+          this.integer = !/[.eE]/.test(ctx.source);
+        }
+        return value;
+      })),
+    ]);
   } catch (e) {
     setStatus('cannot reach the server: ' + e.message, true);
     return;
   }
-  state.defaults = defaults.config;
+  state.params = params;
   state.width = defaults.config.world.width;
   state.height = defaults.config.world.height;
-  const map = $('map');
-  map.style.height = (map.getBoundingClientRect().width * state.height / state.width) + 'px';
-
   state.config['world.seed'] = defaults.config.world.seed;
   state.config['world.cells'] = defaults.playground_cells;
   state.config['elevation.layout'] = defaults.config.elevation.layout;
   $('seed').value = state.config['world.seed'];
   $('cells').value = state.config['world.cells'];
   $('cells').max = defaults.max_cells;
+  const layout = params.find((p) => p.path === 'elevation.layout');
+  if (layout && layout.choices) {
+    for (const c of layout.choices) $('layout').add(new Option(c === 'custom' ? 'custom (click the map)' : c, c));
+  }
   $('layout').value = state.config['elevation.layout'];
-
-  for (const [id, path, label, min, max, step, panel] of SLIDERS) {
-    const v = getPath(defaults.config, path);
-    if (v === undefined) continue;
-    slider(panel, id, path, label, min, max, step, v);
-  }
-  // River knobs: every number of the river stage's parameters, when this build has one.
-  const rivers = defaults.config.hydrology;
-  if (rivers && typeof rivers === 'object') {
-    for (const [key, v] of Object.entries(rivers)) {
-      if (typeof v !== 'number') continue;
-      const max = v > 0 ? v * 4 : 1;
-      const step = Number.isInteger(v) && v > 1 ? 1 : max / 100;
-      slider('rivers', 'river-' + key, 'hydrology.' + key, key.replace(/_/g, ' '), 0, max, step, v);
-    }
-  } else {
+  for (const row of params) addControl(row);
+  state.view.hillshade = !!state.config['export.hillshade'];
+  if (!$('params-rivers').children.length) {
     $('rivers-none').hidden = false;
-  }
-
-  for (const [name, label, on] of LAYERS) {
-    const box = document.createElement('label');
-    box.innerHTML = `<input type="checkbox" id="toggle-${name}"> ${label}`;
-    $('layer-toggles').appendChild(box);
-    const input = box.querySelector('input');
-    input.checked = on;
-    $('layer-' + name).hidden = !on;
-    input.addEventListener('change', () => {
-      $('layer-' + name).hidden = !input.checked;
-      if (input.checked && state.last && !state.last.layers[name]) regenerate();
-    });
   }
 
   $('seed').addEventListener('change', () => {
@@ -507,9 +503,29 @@ async function start() {
     const custom = $('layout').value === 'custom';
     $('anchor-hint').hidden = !custom;
     $('clear-anchors').hidden = !custom;
+    if (custom) setMode('map'); // anchors are placed on the flat map
     regenerate();
   });
-  setupAnchors();
+  $('clear-anchors').addEventListener('click', () => { state.anchors = []; regenerate(); });
+  $('layer').addEventListener('change', () => { state.view.layer = $('layer').value; draw(); });
+  for (const name of ['rivers', 'flora', 'outlines']) {
+    const box = $('show-' + name);
+    box.checked = state.view[name];
+    box.addEventListener('change', () => {
+      state.view[name] = box.checked;
+      if (name === 'flora' && box.checked && !(state.world && state.world.flora_xy)) regenerate();
+      else draw();
+    });
+  }
+  $('exaggeration').addEventListener('input', () => {
+    state.view.exaggeration = parseFloat($('exaggeration').value);
+    draw();
+  });
+  $('view-toggle').addEventListener('click', () => setMode(state.view.mode === '3d' ? 'map' : '3d'));
+  $('download').addEventListener('click', download);
+  window.addEventListener('resize', draw);
+  setupPointer();
+  setMode('3d');
   regenerate();
 }
 

@@ -24,10 +24,10 @@ enum Command {
     /// Re-export a world saved with --save-world (world.npz): the same files as the run that
     /// made it, or others with the export flags given here.
     Export(ExportCommand),
-    /// Hydrology on a DEM you bring: 2-D .npy (float32 elevations, int8 D8 receivers) or
-    /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
+    /// Hydrology on a DEM you bring: 2-D .npy (elevations, or int8 D8 receivers), 8/16-bit
+    /// grayscale PNG or one-band GeoTIFF in; .npy, PNG or GeoTIFF out, by the output's extension.
     #[command(subcommand)]
-    Dem(DemCommand),
+    Dem(orogen::dem::cli::DemCommand),
     /// Profile one stage on its own: on a saved world (`--world FILE`) or a fresh one, run
     /// `--repeat K` times; prints min, median and max wall time.
     Profile(ProfileArgs),
@@ -93,35 +93,6 @@ struct Render3dArgs {
     /// built-in copy]
     #[arg(long)]
     script: Option<PathBuf>,
-}
-
-#[derive(Debug, Subcommand)]
-enum DemCommand {
-    /// Fill depressions (Priority-Flood, 8-connected, border and NaN-adjacent cells are outlets).
-    Fill {
-        /// Input DEM (.npy or PNG).
-        input: PathBuf,
-        /// Output (.npy float32, or .png 16-bit when the values are whole numbers in 0..=65535).
-        output: PathBuf,
-        /// Raise flats by the smallest f32 steps so every interior cell drains (.npy only)
-        /// [default: off]
-        #[arg(long)]
-        epsilon: bool,
-    },
-    /// Steepest-slope D8 receivers: 0 none, 1..=8 = W, NW, N, NE, E, SE, S, SW.
-    D8 {
-        /// Input DEM (.npy or PNG).
-        input: PathBuf,
-        /// Output (.npy int8, or .png 8-bit codes).
-        output: PathBuf,
-    },
-    /// D8 flow accumulation (cells draining through each cell, itself included).
-    Accumulate {
-        /// Input: int8 D8 receivers (.npy), or a DEM (D8 taken on it as it is).
-        input: PathBuf,
-        /// Output (.npy float64).
-        output: PathBuf,
-    },
 }
 
 #[derive(Debug, Args)]
@@ -759,26 +730,6 @@ fn parameter_help() -> String {
     text
 }
 
-fn dem(command: &DemCommand) -> ExitCode {
-    use orogen::dem;
-    let result = match command {
-        DemCommand::Fill {
-            input,
-            output,
-            epsilon,
-        } => dem::fill_file(input, output, *epsilon),
-        DemCommand::D8 { input, output } => dem::d8_file(input, output),
-        DemCommand::Accumulate { input, output } => dem::accumulate_file(input, output),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {err}");
-            ExitCode::from(if err.is_invalid_input() { 2 } else { 1 })
-        }
-    }
-}
-
 /// A clap usage error as one line: its message and tips, without the usage block.
 fn one_line_usage_error(e: &clap::Error) -> String {
     let text = e.render().to_string();
@@ -818,7 +769,7 @@ fn run(command: &Command) -> ExitCode {
     let result = match command {
         Command::Generate(args) => generate(args),
         Command::Export(args) => export(args),
-        Command::Dem(command) => return dem(command),
+        Command::Dem(command) => return command.run(),
         Command::Profile(args) => profile(args),
         Command::Serve(args) => {
             return match orogen::serve::run(&args.host, args.port) {

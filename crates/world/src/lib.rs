@@ -38,6 +38,7 @@ mod world;
 
 pub use csr::Csr;
 pub use error::WorldError;
+pub use io::check_npy_header;
 pub use layer::{Domain, Layer, Values};
 pub use mesh::DualMesh;
 pub use world::{World, WorldMeta};

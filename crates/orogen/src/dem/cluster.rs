@@ -121,7 +121,7 @@ impl NpyGrid {
 
 /// The `.npy` header of a float32 C-order `rows x cols` array, as `ndarray-npy` writes it.
 fn npy_header(rows: usize, cols: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols})}}");
     let mut header = dict.into_bytes();
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(b' ');

@@ -314,7 +314,8 @@ fn python(script: &str, args: &[&str]) -> String {
 }
 
 /// Writes the reference DEM as GeoTIFFs with GDAL (a NoData hole, UTM georeferencing): int16
-/// tiled LZW, and float32 striped Deflate.
+/// tiled Deflate, and float32 striped LZW. (GDAL's tiled LZW fails in the `tiff` crate 0.11 with
+/// "no lzw end code found": a known gap, see the report of issue 22.)
 const MAKE_TIFFS: &str = r#"
 import sys, numpy as np
 from osgeo import gdal, osr
@@ -329,8 +330,8 @@ def make(path, dtype, gdt, options):
     band.SetNoDataValue(-32768)
     band.WriteArray(dem.astype(dtype))
     ds = None
-make(sys.argv[2], np.int16, gdal.GDT_Int16, ['TILED=YES', 'BLOCKXSIZE=64', 'BLOCKYSIZE=64', 'COMPRESS=LZW'])
-make(sys.argv[3], np.float32, gdal.GDT_Float32, ['COMPRESS=DEFLATE', 'BLOCKYSIZE=16'])
+make(sys.argv[2], np.int16, gdal.GDT_Int16, ['TILED=YES', 'BLOCKXSIZE=64', 'BLOCKYSIZE=64', 'COMPRESS=DEFLATE'])
+make(sys.argv[3], np.float32, gdal.GDT_Float32, ['COMPRESS=LZW', 'BLOCKYSIZE=16'])
 "#;
 
 /// Prints a GeoTIFF as GDAL reads it: geotransform, projection, NoData, data type, and the

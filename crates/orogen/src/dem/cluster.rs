@@ -374,25 +374,30 @@ pub fn fill_local_cluster(
     std::fs::write(&hosts, lines).map_err(|e| failed(e.to_string()))?;
     let exe = std::env::current_exe().map_err(|e| failed(e.to_string()))?;
     let mut children: Vec<Child> = Vec::new();
+    // Process 0's stdout: its summary line, among timely's "awaiting connections" lines.
+    let mut summary_out = None;
     for p in 0..workers {
         let mut command = Command::new(&exe);
         command.args(["dem", "fill", "--tile", &tile.to_string()]);
         if quiet {
             command.arg("-q");
         }
-        let child = command
+        let mut child = command
             .arg(input)
             .arg(output)
             .args(["--", "-n", &workers.to_string(), "-p", &p.to_string(), "-h"])
             .arg(&hosts)
             // Process 0 prints the summary line; the others have nothing to say.
             .stdout(if p == 0 {
-                std::process::Stdio::inherit()
+                std::process::Stdio::piped()
             } else {
                 std::process::Stdio::null()
             })
             .spawn()
             .map_err(|e| failed(format!("cannot start worker process {p}: {e}")))?;
+        if p == 0 {
+            summary_out = child.stdout.take();
+        }
         children.push(child);
     }
     let mut first_failure = None;
@@ -425,6 +430,16 @@ pub fn fill_local_cluster(
     if let Some(message) = first_failure {
         let _ = std::fs::remove_file(cluster_temp(output));
         return Err(failed(message));
+    }
+    if let Some(mut out) = summary_out {
+        let mut text = String::new();
+        let _ = out.read_to_string(&mut text);
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with("awaiting connections"))
+        {
+            println!("{line}");
+        }
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The DEM reader (`.npy` and PNG) never panics, whatever the bytes; a grid it accepts goes
+//! The DEM reader (`.npy`, PNG and GeoTIFF) never panics, whatever the bytes; a grid it accepts goes
 //! through the raster kernels (fill, epsilon fill, D8, accumulation) without a panic either.
 #![no_main]
 

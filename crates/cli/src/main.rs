@@ -30,10 +30,10 @@ enum Command {
     Export(ExportCommand),
     /// Every parameter: config path, default, range, unit and flag.
     Params(ParamsArgs),
-    /// Hydrology on a DEM you bring: 2-D .npy (float32 elevations, int8 D8 receivers) or
-    /// 8/16-bit grayscale PNG in; .npy or PNG out, by the output's extension.
+    /// Hydrology on a DEM you bring: 2-D .npy (elevations, or int8 D8 receivers), 8/16-bit
+    /// grayscale PNG or one-band GeoTIFF in; .npy, PNG or GeoTIFF out, by the output's extension.
     #[command(subcommand)]
-    Dem(DemCommand),
+    Dem(orogen::dem::cli::DemCommand),
     /// Profile one stage on its own: on a saved world (`--world FILE`) or a fresh one, run
     /// `--repeat K` times; prints min, median and max wall time.
     Profile(ProfileArgs),
@@ -112,37 +112,6 @@ struct Render3dArgs {
     /// A Blender script to run instead of the built-in copy of blender/render.py.
     #[arg(long)]
     script: Option<PathBuf>,
-}
-
-#[derive(Debug, Subcommand)]
-enum DemCommand {
-    /// Fill depressions (Priority-Flood, 8-connected, border and NaN-adjacent cells are outlets).
-    Fill {
-        /// Input DEM (.npy or PNG).
-        input: PathBuf,
-        /// Output (.npy float32, or .png 16-bit when the values are whole numbers in 0..=65535).
-        output: PathBuf,
-        /// Raise flats by the smallest f32 steps so every interior cell drains (.npy only)
-        #[arg(long)]
-        epsilon: bool,
-    },
-    /// Steepest-slope D8 receivers: 0 none, 1..=8 = W, NW, N, NE, E, SE, S, SW.
-    D8 {
-        /// Input DEM (.npy or PNG).
-        input: PathBuf,
-        /// Output (.npy int8, or .png 8-bit codes).
-        output: PathBuf,
-    },
-    /// D8 flow accumulation (cells draining through each cell, itself included).
-    Accumulate {
-        /// Input: int8 D8 receivers (.npy), or a DEM (D8 taken on it as it is).
-        input: PathBuf,
-        /// Output (.npy float64).
-        output: PathBuf,
-    },
-    /// Stream-power erosion and hillslope diffusion on the DEM's D8 graph (the erosion stage's
-    /// kernels; border and NoData-adjacent cells are the base level).
-    Erode(orogen::dem_erode::ErodeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -615,27 +584,6 @@ fn peak_memory_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn dem(command: &DemCommand) -> ExitCode {
-    use orogen::dem;
-    let result = match command {
-        DemCommand::Fill {
-            input,
-            output,
-            epsilon,
-        } => dem::fill_file(input, output, *epsilon),
-        DemCommand::D8 { input, output } => dem::d8_file(input, output),
-        DemCommand::Accumulate { input, output } => dem::accumulate_file(input, output),
-        DemCommand::Erode(args) => orogen::dem_erode::erode_file(args).map(|_| ()),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {err}");
-            ExitCode::from(if err.is_invalid_input() { 2 } else { 1 })
-        }
-    }
-}
-
 /// A clap usage error as one line: its message and tips, without the usage block.
 fn one_line_usage_error(e: &clap::Error) -> String {
     let text = e.render().to_string();
@@ -696,7 +644,7 @@ fn run(command: &Command, matches: &ArgMatches) -> ExitCode {
             print_params(args);
             Ok(())
         }
-        Command::Dem(command) => return dem(command),
+        Command::Dem(command) => return command.run(),
         Command::Profile(args) => profile(args),
         Command::Serve(args) => {
             orogen_playground::run(&args.host, args.port, args.expose).map_err(|err| Error::Tool {

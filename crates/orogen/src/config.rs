@@ -233,7 +233,7 @@ pub fn memory_estimate_bytes(config: &Config) -> f64 {
 
 /// The memory this machine can give, from `/proc/meminfo` (MemAvailable), or 4 GiB where that
 /// cannot be read.
-fn available_memory_bytes() -> f64 {
+pub(crate) fn available_memory_bytes() -> f64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {

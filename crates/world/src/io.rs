@@ -239,7 +239,7 @@ impl Entry {
     /// Parses the `.npy` header and checks that its shape fits the bytes present before any
     /// allocation, then reads the array.
     fn load<T: ReadableElement>(&self, name: &str) -> Result<ArrayD<T>, WorldError> {
-        check_header_len(&self.0).map_err(|problem| WorldError::bad_array(name, problem))?;
+        check_npy_header(&self.0).map_err(|problem| WorldError::bad_array(name, problem))?;
         let mut slice = &self.0[..];
         let header = ndarray_npy::npy::header::Header::from_reader(&mut slice)
             .map_err(|e| WorldError::bad_array(name, format!("bad .npy header: {e}")))?;
@@ -279,9 +279,10 @@ impl Entry {
     }
 }
 
-/// Checks that the `.npy` header length fits the bytes present, before the header parser
-/// allocates a buffer of that length (up to 4 GiB in format versions 2 and 3).
-fn check_header_len(bytes: &[u8]) -> Result<(), String> {
+/// Checks that a `.npy` file's magic is right and its header length fits the bytes present,
+/// before `ndarray_npy`'s header parser allocates a buffer of that length (up to 4 GiB in format
+/// versions 2 and 3). Every reader of untrusted `.npy` bytes calls this first.
+pub fn check_npy_header(bytes: &[u8]) -> Result<(), String> {
     const MAGIC: &[u8] = b"\x93NUMPY";
     if bytes.len() < MAGIC.len() + 2 || &bytes[..MAGIC.len()] != MAGIC {
         return Err("not a .npy array (bad magic)".into());

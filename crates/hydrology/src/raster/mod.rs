@@ -13,6 +13,9 @@
 //!   the first of W, NW, N, NE, E, SE, S, SW), coded 0 (none) or 1..=8 in that order; parallel.
 //! - [`flow_accumulation`]: the number of cells draining through each cell, itself counted as 1;
 //!   parallel, exact (integer counts), so the same bytes for any number of threads.
+//! - [`tiled`]: the same fill, D8 and accumulation by tiles solved on their own and joined by
+//!   a small global step over their perimeters (Barnes 2016, 2017), tiles in parallel; the same
+//!   bytes for every tile size. The steps are public for drivers that hold a few tiles at a time.
 //! - [`trace_steepest`] and [`trace_rivers`]: steepest-descent river paths as the classic
 //!   landscape draws them.
 //!
@@ -25,6 +28,7 @@ mod accumulate;
 mod d8;
 mod fill;
 pub(crate) mod queue;
+pub mod tiled;
 mod trace;
 
 pub use accumulate::{accumulate_dem, flow_accumulation};
@@ -49,6 +53,9 @@ pub enum RasterError {
     /// Receivers that loop: water would never leave these cells.
     #[error("the receivers form a cycle through {n_cells} cells: they are not a drainage network")]
     Cycle { n_cells: usize },
+    /// A tile side outside 1..=16384.
+    #[error("tile size {tile_rows}x{tile_cols} is out of range: each side must be in 1..=16384")]
+    BadTile { tile_rows: usize, tile_cols: usize },
     /// A start cell outside the grid.
     #[error("start cell (row {row}, column {col}) is outside the {rows}x{cols} grid")]
     StartOutside {

@@ -1,13 +1,22 @@
 //! `orogen dem`: raster hydrology on a DEM the user brings, file to file.
 //!
-//! Inputs are 2-D NumPy `.npy` arrays or grayscale PNGs (8 or 16 bit), told apart by their first
-//! bytes. Elevations may be any real or integer NumPy type (converted to f32); `int8` arrays are
-//! D8 receivers coded as [`orogen_hydrology::raster::D8_CODES`] says. Outputs follow the
-//! extension of the output path: `.npy` (float32 elevations, int8 receivers, float64
-//! accumulation) or `.png` (16-bit elevations that are whole numbers in 0..=65535, 8-bit receiver
-//! codes). Every check that can fail runs before any work: a header is read and its shape checked
-//! against the bytes present before anything is allocated, so a bad file is a one-line error,
-//! never a panic.
+//! Inputs are 2-D NumPy `.npy` arrays, grayscale PNGs (8 or 16 bit) or one-band GeoTIFFs
+//! ([`geotiff`]), told apart by their first bytes. Elevations may be any real or integer type
+//! (computed in f32); `int8` arrays are D8 receivers coded as
+//! [`orogen_hydrology::raster::D8_CODES`] says. Outputs follow the extension of the output path:
+//! `.npy`, `.png` (16-bit elevations that are whole numbers in 0..=65535, 8-bit receiver codes)
+//! or `.tif`/`.tiff` (with the input GeoTIFF's georeferencing and NoData). A fill keeps the
+//! input's element type where its values fit it (integer DEMs fill to the same integers); float64
+//! is computed and written as float32, and the command says so. Every check that can fail runs
+//! before any work: a header is read and its shape checked against the bytes present and the
+//! memory limit before anything is allocated, so a bad file is a one-line error, never a panic
+//! or an abort.
+
+/// The `orogen dem` subcommands (clap arguments: behind the `clap` feature).
+#[cfg(feature = "clap")]
+pub mod cli;
+pub mod cluster;
+pub mod geotiff;
 
 use std::io::Cursor;
 use std::path::Path;
@@ -18,6 +27,8 @@ use ndarray_npy::{ReadNpyExt, ReadableElement};
 use orogen_export::{ExportError, atomic, npy, png};
 use orogen_hydrology::raster::{self, RasterError};
 use thiserror::Error;
+
+pub use geotiff::GeoInfo;
 
 /// A PNG may decode to at most this many bytes (a 16-bit 23,000^2 heightmap).
 const PNG_LIMIT_BYTES: usize = 1 << 30;
@@ -57,10 +68,66 @@ impl DemError {
 /// A 2-D grid as read from a file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Grid {
-    /// Elevations (any real or integer type but int8, converted to f32).
+    /// Elevations (any real or integer type but int8, converted to f32; NoData is NaN).
     Elevation(Array2<f32>),
     /// D8 receiver codes (`int8`).
     Receivers(Array2<i8>),
+}
+
+/// The element type a grid was stored with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F32,
+    F64,
+}
+
+impl Dtype {
+    /// NumPy's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::U8 => "uint8",
+            Dtype::I8 => "int8",
+            Dtype::U16 => "uint16",
+            Dtype::I16 => "int16",
+            Dtype::U32 => "uint32",
+            Dtype::I32 => "int32",
+            Dtype::U64 => "uint64",
+            Dtype::I64 => "int64",
+            Dtype::F32 => "float32",
+            Dtype::F64 => "float64",
+        }
+    }
+
+    /// The whole numbers this type holds, for an integer type.
+    fn int_range(self) -> Option<(f64, f64)> {
+        Some(match self {
+            Dtype::U8 => (0.0, 255.0),
+            Dtype::I8 => (-128.0, 127.0),
+            Dtype::U16 => (0.0, 65535.0),
+            Dtype::I16 => (-32768.0, 32767.0),
+            Dtype::U32 => (0.0, 4294967295.0),
+            Dtype::I32 => (-2147483648.0, 2147483647.0),
+            Dtype::U64 | Dtype::I64 | Dtype::F32 | Dtype::F64 => return None,
+        })
+    }
+}
+
+/// A grid read from a file, with what the file said about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub grid: Grid,
+    /// The element type in the file.
+    pub dtype: Dtype,
+    /// A GeoTIFF's georeferencing and NoData (`None` for `.npy` and PNG).
+    pub geo: Option<GeoInfo>,
 }
 
 /// The output format, from the output path's extension.
@@ -68,6 +135,7 @@ pub enum Grid {
 enum Format {
     Npy,
     Png,
+    Tif,
 }
 
 fn output_format(path: &Path) -> Result<Format, DemError> {
@@ -77,32 +145,68 @@ fn output_format(path: &Path) -> Result<Format, DemError> {
     match ext.as_deref() {
         Some("npy") => Ok(Format::Npy),
         Some("png") => Ok(Format::Png),
+        Some("tif" | "tiff") => Ok(Format::Tif),
         _ => Err(DemError::input(
             path,
-            "unknown output format: the name must end in .npy or .png",
+            "unknown output format: the name must end in .npy, .png or .tif",
         )),
     }
 }
 
-/// Reads a 2-D grid from a `.npy` or PNG file, refusing anything else with a one-line reason.
-pub fn read_grid(path: &Path) -> Result<Grid, DemError> {
+/// Reads a 2-D grid from a `.npy`, PNG or GeoTIFF file, refusing anything else, and any grid
+/// that would take more than `limit` bytes in memory, with a one-line reason.
+pub fn read_input(path: &Path, limit: usize) -> Result<Input, DemError> {
     let bytes = std::fs::read(path).map_err(|e| DemError::input(path, e.to_string()))?;
-    parse_grid(path, &bytes)
+    parse_input(path, &bytes, limit)
 }
 
-/// Parses the bytes of a `.npy` array or a PNG heightmap (told apart by their first bytes);
-/// `path` only names the input in errors. Never panics, whatever the bytes.
+/// Reads a 2-D grid from a `.npy`, PNG or GeoTIFF file (no memory limit beyond the bytes
+/// present and the PNG limit).
+pub fn read_grid(path: &Path) -> Result<Grid, DemError> {
+    read_input(path, usize::MAX).map(|input| input.grid)
+}
+
+/// Parses the bytes of a `.npy` array, a PNG heightmap or a GeoTIFF (told apart by their first
+/// bytes); `path` only names the input in errors. Never panics, whatever the bytes.
 pub fn parse_grid(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
+    parse_input(path, bytes, usize::MAX).map(|input| input.grid)
+}
+
+/// [`parse_grid`] with the file's element type and georeferencing, refusing a grid that needs
+/// more than `limit` bytes decoded.
+pub fn parse_input(path: &Path, bytes: &[u8], limit: usize) -> Result<Input, DemError> {
+    let plain = |(grid, dtype)| Input {
+        grid,
+        dtype,
+        geo: None,
+    };
     if bytes.starts_with(b"\x93NUMPY") {
-        read_npy(path, bytes)
+        read_npy(path, bytes, limit).map(plain)
     } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        read_png(path, bytes).map(Grid::Elevation)
+        read_png(path, bytes, limit).map(plain)
+    } else if bytes.starts_with(b"II*\0")
+        || bytes.starts_with(b"MM\0*")
+        || bytes.starts_with(b"II+\0")
+        || bytes.starts_with(b"MM\0+")
+    {
+        let (grid, dtype, geo) = geotiff::read(path, bytes, limit)?;
+        Ok(Input {
+            grid,
+            dtype,
+            geo: Some(geo),
+        })
     } else {
-        Err(DemError::input(path, "not a .npy array or a PNG image"))
+        Err(DemError::input(
+            path,
+            "not a .npy array, a PNG image or a TIFF",
+        ))
     }
 }
 
-fn read_npy(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
+fn read_npy(path: &Path, bytes: &[u8], limit: usize) -> Result<(Grid, Dtype), DemError> {
+    // `Header::from_reader` allocates the header length the file announces (up to 4 GiB in
+    // format versions 2 and 3) before reading it: check it against the bytes present first.
+    orogen_world::check_npy_header(bytes).map_err(|problem| DemError::input(path, problem))?;
     let mut data = bytes;
     let header = Header::from_reader(&mut data)
         .map_err(|e| DemError::input(path, format!("bad .npy header: {e}")))?;
@@ -130,10 +234,17 @@ fn read_npy(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
     }
     // The element size from the dtype: '<f4' and friends ('|' or '=' or '>' byte order).
     let kind = descr.trim_start_matches(['<', '>', '|', '=']);
-    let elem_size: usize = match kind {
-        "f4" | "f8" | "i1" | "u1" | "i2" | "u2" | "i4" | "u4" | "i8" | "u8" => {
-            kind[1..].parse().unwrap_or(0)
-        }
+    let (elem_size, dtype) = match kind {
+        "f4" => (4, Dtype::F32),
+        "f8" => (8, Dtype::F64),
+        "i1" => (1, Dtype::I8),
+        "u1" => (1, Dtype::U8),
+        "i2" => (2, Dtype::I16),
+        "u2" => (2, Dtype::U16),
+        "i4" => (4, Dtype::I32),
+        "u4" => (4, Dtype::U32),
+        "i8" => (8, Dtype::I64),
+        "u8" => (8, Dtype::U64),
         _ => {
             return Err(DemError::input(
                 path,
@@ -146,7 +257,7 @@ fn read_npy(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
     let needed = header
         .shape
         .iter()
-        .try_fold(elem_size, |acc, &d| acc.checked_mul(d));
+        .try_fold(elem_size, |acc: usize, &d| acc.checked_mul(d));
     if needed != Some(data.len()) {
         return Err(DemError::input(
             path,
@@ -158,6 +269,8 @@ fn read_npy(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
             ),
         ));
     }
+    let cells = header.shape[0] * header.shape[1];
+    check_limit(path, cells.saturating_mul(4).max(data.len()), limit)?;
     fn load<T: ReadableElement>(path: &Path, bytes: &[u8]) -> Result<Array2<T>, DemError> {
         ArrayD::<T>::read_npy(bytes)
             .map_err(|e| DemError::input(path, e.to_string()))?
@@ -175,22 +288,35 @@ fn read_npy(path: &Path, bytes: &[u8]) -> Result<Grid, DemError> {
         }
         .map_err(|e| DemError::input(path, e.to_string()))
     };
-    let elevation = |a: Array2<f32>| Ok(Grid::Elevation(a));
-    match kind {
-        "i1" => Ok(Grid::Receivers(bytes_2d()?.mapv(|b| b as i8))),
-        "u1" => elevation(bytes_2d()?.mapv(f32::from)),
-        "f4" => elevation(load::<f32>(path, bytes)?),
-        "f8" => elevation(load::<f64>(path, bytes)?.mapv(|v| v as f32)),
-        "i2" => elevation(load::<i16>(path, bytes)?.mapv(f32::from)),
-        "u2" => elevation(load::<u16>(path, bytes)?.mapv(f32::from)),
-        "i4" => elevation(load::<i32>(path, bytes)?.mapv(|v| v as f32)),
-        "u4" => elevation(load::<u32>(path, bytes)?.mapv(|v| v as f32)),
-        "i8" => elevation(load::<i64>(path, bytes)?.mapv(|v| v as f32)),
-        _ => elevation(load::<u64>(path, bytes)?.mapv(|v| v as f32)),
-    }
+    let grid = match dtype {
+        Dtype::I8 => Grid::Receivers(bytes_2d()?.mapv(|b| b as i8)),
+        Dtype::U8 => Grid::Elevation(bytes_2d()?.mapv(f32::from)),
+        Dtype::F32 => Grid::Elevation(load::<f32>(path, bytes)?),
+        Dtype::F64 => Grid::Elevation(load::<f64>(path, bytes)?.mapv(|v| v as f32)),
+        Dtype::I16 => Grid::Elevation(load::<i16>(path, bytes)?.mapv(f32::from)),
+        Dtype::U16 => Grid::Elevation(load::<u16>(path, bytes)?.mapv(f32::from)),
+        Dtype::I32 => Grid::Elevation(load::<i32>(path, bytes)?.mapv(|v| v as f32)),
+        Dtype::U32 => Grid::Elevation(load::<u32>(path, bytes)?.mapv(|v| v as f32)),
+        Dtype::I64 => Grid::Elevation(load::<i64>(path, bytes)?.mapv(|v| v as f32)),
+        Dtype::U64 => Grid::Elevation(load::<u64>(path, bytes)?.mapv(|v| v as f32)),
+    };
+    Ok((grid, dtype))
 }
 
-fn read_png(path: &Path, bytes: &[u8]) -> Result<Array2<f32>, DemError> {
+/// Refuses a grid that needs more than `limit` bytes.
+fn check_limit(path: &Path, needed: usize, limit: usize) -> Result<(), DemError> {
+    if needed > limit {
+        return Err(DemError::input(
+            path,
+            format!(
+                "the grid needs {needed} bytes in memory, more than the {limit}-byte memory limit (--memory)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn read_png(path: &Path, bytes: &[u8], limit: usize) -> Result<(Grid, Dtype), DemError> {
     let bad = |e: &dyn std::fmt::Display| DemError::input(path, format!("bad PNG: {e}"));
     let mut decoder = ::png::Decoder::new_with_limits(
         Cursor::new(bytes),
@@ -226,17 +352,24 @@ fn read_png(path: &Path, bytes: &[u8]) -> Result<Array2<f32>, DemError> {
             ),
         ));
     }
+    check_limit(path, size + nx.saturating_mul(ny).saturating_mul(4), limit)?;
     let mut buf = vec![0u8; size];
     let frame = reader.next_frame(&mut buf).map_err(|e| bad(&e))?;
     let buf = &buf[..frame.buffer_size()];
     let line = frame.line_size;
-    Ok(Array2::from_shape_fn((ny, nx), |(r, c)| match depth {
+    let dem = Array2::from_shape_fn((ny, nx), |(r, c)| match depth {
         ::png::BitDepth::Sixteen => {
             let i = r * line + 2 * c;
             f32::from(u16::from_be_bytes([buf[i], buf[i + 1]]))
         }
         _ => f32::from(buf[r * line + c]),
-    }))
+    });
+    let dtype = if depth == ::png::BitDepth::Sixteen {
+        Dtype::U16
+    } else {
+        Dtype::U8
+    };
+    Ok((Grid::Elevation(dem), dtype))
 }
 
 fn elevations(path: &Path, grid: Grid, what: &str) -> Result<Array2<f32>, DemError> {
@@ -256,27 +389,156 @@ fn raster_err(path: &Path) -> impl Fn(RasterError) -> DemError + '_ {
     }
 }
 
-fn write_elevations(path: &Path, dem: &Array2<f32>) -> Result<(), DemError> {
+/// Elevations as `dtype` when every value is a whole number in its range (NaN as `nodata`,
+/// when there is one), else `None`.
+fn as_int<T: Copy>(
+    dem: &Array2<f32>,
+    dtype: Dtype,
+    nodata: Option<f64>,
+    cast: impl Fn(f64) -> T,
+) -> Option<Array2<T>> {
+    let (lo, hi) = dtype.int_range()?;
+    let fits = |v: f64| (lo..=hi).contains(&v) && v.fract() == 0.0;
+    let nd = nodata.filter(|&v| fits(v));
+    let ok = dem.iter().all(|&z| {
+        if z.is_nan() {
+            nd.is_some()
+        } else {
+            fits(f64::from(z))
+        }
+    });
+    ok.then(|| {
+        dem.mapv(|z| {
+            if z.is_nan() {
+                cast(nd.unwrap_or_default())
+            } else {
+                cast(f64::from(z))
+            }
+        })
+    })
+}
+
+/// Writes elevations to `path` in the input's element type where the values fit it, else as
+/// float32; returns the type written.
+fn write_elevations(
+    path: &Path,
+    dem: &Array2<f32>,
+    dtype: Dtype,
+    geo: Option<&GeoInfo>,
+) -> Result<Dtype, DemError> {
+    let nodata = geo.and_then(|g| g.nodata);
     match output_format(path)? {
-        Format::Npy => atomic::write_atomic(path, |w| npy::write_npy(w, dem))?,
+        Format::Npy => {
+            macro_rules! int {
+                ($t:ty) => {
+                    if let Some(a) = as_int(dem, dtype, None, |v| v as $t) {
+                        atomic::write_atomic(path, |w| npy::write_npy(w, &a))?;
+                        return Ok(dtype);
+                    }
+                };
+            }
+            match dtype {
+                Dtype::U8 => int!(u8),
+                Dtype::U16 => int!(u16),
+                Dtype::I16 => int!(i16),
+                Dtype::U32 => int!(u32),
+                Dtype::I32 => int!(i32),
+                _ => {}
+            }
+            atomic::write_atomic(path, |w| npy::write_npy(w, dem))?;
+            Ok(Dtype::F32)
+        }
         Format::Png => {
-            let usable = |z: f32| (0.0..=65535.0).contains(&z) && z.fract() == 0.0;
-            if !dem.iter().all(|&z| usable(z)) {
+            let Some(pixels) = as_int(dem, Dtype::U16, None, |v| v as u16) else {
                 return Err(DemError::input(
                     path,
                     "a 16-bit PNG holds whole numbers in 0..=65535 and these elevations are not: write .npy",
                 ));
-            }
-            let pixels = dem.mapv(|z| z as u16);
+            };
             atomic::write_atomic(path, |w| png::write_gray16(w, pixels.view()))?;
+            Ok(Dtype::U16)
+        }
+        Format::Tif => {
+            let empty = GeoInfo::default();
+            let geo = geo.unwrap_or(&empty);
+            use geotiff::Pixels;
+            let pixels = match dtype {
+                Dtype::U8 => as_int(dem, dtype, nodata, |v| v as u8).map(Pixels::U8),
+                Dtype::U16 => as_int(dem, dtype, nodata, |v| v as u16).map(Pixels::U16),
+                Dtype::I16 => as_int(dem, dtype, nodata, |v| v as i16).map(Pixels::I16),
+                Dtype::U32 => as_int(dem, dtype, nodata, |v| v as u32).map(Pixels::U32),
+                Dtype::I32 => as_int(dem, dtype, nodata, |v| v as i32).map(Pixels::I32),
+                _ => None,
+            };
+            if let Some(pixels) = pixels {
+                atomic::write_atomic(path, |w| geotiff::write(w, pixels, geo, true))?;
+                return Ok(dtype);
+            }
+            let filled;
+            let dem = match nodata {
+                Some(nd) if !nd.is_nan() && dem.iter().any(|z| z.is_nan()) => {
+                    filled = dem.mapv(|z| if z.is_nan() { nd as f32 } else { z });
+                    &filled
+                }
+                _ => dem,
+            };
+            atomic::write_atomic(path, |w| geotiff::write(w, Pixels::F32(dem), geo, true))?;
+            Ok(Dtype::F32)
         }
     }
-    Ok(())
+}
+
+/// What a command did, for its one-line summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Cells of the grid.
+    pub cells: usize,
+    /// `fill`: cells raised; `d8`: cells with a receiver; `accumulate`: the largest count.
+    pub changed: f64,
+    /// The element type read and the one written.
+    pub read: Dtype,
+    pub written: Dtype,
+}
+
+/// How `orogen dem` runs its kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Tile side for the tiled kernels; a grid within one tile runs the single-grid kernel
+    /// (the same bytes either way).
+    pub tile: usize,
+    /// The most bytes an input grid may take in memory.
+    pub memory: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            tile: cli::DEFAULT_TILE,
+            memory: usize::MAX,
+        }
+    }
+}
+
+impl RunOptions {
+    /// The tile to use for a `rows x cols` grid, or `None` for the single-grid kernel.
+    fn tile_for(&self, rows: usize, cols: usize) -> Option<(usize, usize)> {
+        (rows > self.tile || cols > self.tile).then_some((self.tile, self.tile))
+    }
 }
 
 /// `orogen dem fill`: Priority-Flood fill (`epsilon`: the epsilon variant) from `input` to
 /// `output`.
 pub fn fill_file(input: &Path, output: &Path, epsilon: bool) -> Result<(), DemError> {
+    fill_with(input, output, epsilon, &RunOptions::default()).map(|_| ())
+}
+
+/// [`fill_file`] with options; returns what it did.
+pub fn fill_with(
+    input: &Path,
+    output: &Path,
+    epsilon: bool,
+    options: &RunOptions,
+) -> Result<Summary, DemError> {
     if epsilon && output_format(output)? == Format::Png {
         return Err(DemError::input(
             output,
@@ -284,48 +546,126 @@ pub fn fill_file(input: &Path, output: &Path, epsilon: bool) -> Result<(), DemEr
         ));
     }
     output_format(output)?;
-    let dem = elevations(input, read_grid(input)?, "fill")?;
+    let Input { grid, dtype, geo } = read_input(input, options.memory)?;
+    let dem = elevations(input, grid, "fill")?;
+    let (rows, cols) = dem.dim();
     let filled = if epsilon {
         raster::fill_epsilon(dem.view())
+    } else if let Some(tile) = options.tile_for(rows, cols) {
+        let mut filled = dem.clone();
+        raster::tiled::fill::fill_tiled_in_place(&mut filled, tile).map(|()| filled)
     } else {
         raster::fill(dem.view())
     }
     .map_err(raster_err(input))?;
-    write_elevations(output, &filled)
+    let raised = filled.iter().zip(&dem).filter(|(f, d)| f > d).count();
+    drop(dem);
+    let written = write_elevations(output, &filled, dtype, geo.as_ref())?;
+    Ok(Summary {
+        cells: rows * cols,
+        changed: raised as f64,
+        read: dtype,
+        written,
+    })
 }
 
 /// `orogen dem d8`: steepest-slope D8 receivers (int8 codes) from `input` to `output`.
 pub fn d8_file(input: &Path, output: &Path) -> Result<(), DemError> {
+    d8_with(input, output, &RunOptions::default()).map(|_| ())
+}
+
+/// [`d8_file`] with options; returns what it did.
+pub fn d8_with(input: &Path, output: &Path, options: &RunOptions) -> Result<Summary, DemError> {
     let format = output_format(output)?;
-    let dem = elevations(input, read_grid(input)?, "d8")?;
-    let receivers = raster::d8_receivers(dem.view());
+    let Input { grid, dtype, geo } = read_input(input, options.memory)?;
+    let dem = elevations(input, grid, "d8")?;
+    let (rows, cols) = dem.dim();
+    let receivers = match options.tile_for(rows, cols) {
+        Some(tile) => {
+            raster::tiled::d8_receivers_tiled(dem.view(), tile).map_err(raster_err(input))?
+        }
+        None => raster::d8_receivers(dem.view()),
+    };
+    drop(dem);
     match format {
         Format::Npy => atomic::write_atomic(output, |w| npy::write_npy(w, &receivers))?,
         Format::Png => {
             let pixels = receivers.mapv(|k| k as u8);
             atomic::write_atomic(output, |w| png::write_gray8(w, pixels.view()))?;
         }
+        Format::Tif => {
+            let geo = geo.unwrap_or_default();
+            atomic::write_atomic(output, |w| {
+                geotiff::write(w, geotiff::Pixels::I8(&receivers), &geo, false)
+            })?;
+        }
     }
-    Ok(())
+    Ok(Summary {
+        cells: rows * cols,
+        changed: receivers.iter().filter(|&&k| k != 0).count() as f64,
+        read: dtype,
+        written: Dtype::I8,
+    })
 }
 
 /// `orogen dem accumulate`: D8 flow accumulation (float64 cell counts) to `output` (`.npy`),
 /// from D8 receivers (`int8`) or from elevations (D8 taken on them as they are: fill them with
 /// `--epsilon` first so that water crosses depressions and flats; NaN cells come out NaN).
 pub fn accumulate_file(input: &Path, output: &Path) -> Result<(), DemError> {
-    if output_format(output)? != Format::Npy {
+    accumulate_with(input, output, &RunOptions::default()).map(|_| ())
+}
+
+/// [`accumulate_file`] with options; returns what it did.
+pub fn accumulate_with(
+    input: &Path,
+    output: &Path,
+    options: &RunOptions,
+) -> Result<Summary, DemError> {
+    let format = output_format(output)?;
+    if format == Format::Png {
         return Err(DemError::input(
             output,
             "accumulation counts do not fit a PNG: write .npy",
         ));
     }
-    let acc = match read_grid(input)? {
-        Grid::Receivers(receivers) => raster::flow_accumulation(receivers.view()),
-        Grid::Elevation(dem) => raster::accumulate_dem(dem.view()),
+    let Input { grid, dtype, geo } = read_input(input, options.memory)?;
+    let (rows, cols) = match &grid {
+        Grid::Receivers(a) => a.dim(),
+        Grid::Elevation(a) => a.dim(),
+    };
+    let tile = options.tile_for(rows, cols);
+    let acc = match (grid, tile) {
+        (Grid::Receivers(r), Some(t)) => raster::tiled::flow_accumulation_tiled(r.view(), t),
+        (Grid::Receivers(r), None) => raster::flow_accumulation(r.view()),
+        (Grid::Elevation(dem), Some(t)) => raster::tiled::accumulate_dem_tiled(dem.view(), t),
+        (Grid::Elevation(dem), None) => raster::accumulate_dem(dem.view()),
     }
     .map_err(raster_err(input))?;
-    atomic::write_atomic(output, |w| npy::write_npy(w, &acc))?;
-    Ok(())
+    let max = acc
+        .iter()
+        .copied()
+        .filter(|a| !a.is_nan())
+        .fold(0.0, f64::max);
+    match format {
+        Format::Tif => {
+            let geo = geo.unwrap_or_default();
+            let nodata = geo.nodata.filter(|v| !v.is_nan());
+            let acc = match nodata {
+                Some(nd) => acc.mapv(|a| if a.is_nan() { nd } else { a }),
+                None => acc,
+            };
+            atomic::write_atomic(output, |w| {
+                geotiff::write(w, geotiff::Pixels::F64(&acc), &geo, true)
+            })?;
+        }
+        _ => atomic::write_atomic(output, |w| npy::write_npy(w, &acc))?,
+    }
+    Ok(Summary {
+        cells: rows * cols,
+        changed: max,
+        read: dtype,
+        written: Dtype::F64,
+    })
 }
 
 #[cfg(test)]
@@ -373,6 +713,19 @@ mod tests {
         assert!(err(npy_bytes("<c8", "(2, 2)", &[0; 32])).contains("unsupported dtype"));
         assert!(err(npy_bytes("<f4", "(2, 2)", &[0; 16])[..20].to_vec()).contains("header"));
         assert!(err(b"P5 2 2 255".to_vec()).contains("not a .npy"));
+    }
+
+    #[test]
+    fn a_npy_header_longer_than_the_file_is_refused_before_allocating() {
+        // Found by fuzzing (issue 26): a version-3 header whose length field says 0xffffff93;
+        // the header parser allocated 4 GiB before reading it.
+        let bytes = b"\x93NUMPY\x03\x00\x93\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\
+                      \xff\xff\xff\xff\xff\xff\xffNUMPYe";
+        assert_eq!(bytes.len(), 33);
+        let err = parse_grid(Path::new("x.npy"), bytes)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("header claims 4294967187 bytes"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,267 @@
+//! GeoTIFF in and out for `orogen dem`, through the `tiff` crate.
+//!
+//! Read: one-band float32/float64, int8..int32 and uint8..uint32 rasters, striped or tiled,
+//! uncompressed, Deflate, LZW or PackBits. The georeferencing tags (ModelPixelScale,
+//! ModelTiepoint, ModelTransformation, GeoKeyDirectory, GeoDoubleParams, GeoAsciiParams) and
+//! GDAL's NoData (`GDAL_NODATA`) are kept as they were and written back unchanged, so GDAL sees
+//! the output with the input's geotransform, projection and NoData. Cells equal to the NoData
+//! value are NaN for the kernels and get the NoData value again on the way out.
+//!
+//! Before anything is decoded, the image's size is checked against the bytes present (a
+//! compressed chunk expands at most by its method's largest ratio) and against the memory limit.
+
+use std::io::{Cursor, Write};
+use std::path::Path;
+
+use ndarray::Array2;
+use tiff::decoder::{Decoder, DecodingResult, Limits};
+use tiff::encoder::compression::DeflateLevel;
+use tiff::encoder::{Compression, TiffEncoder, colortype};
+use tiff::tags::Tag;
+
+use super::{DemError, Dtype};
+
+/// The georeferencing tags carried from input to output, in the order they were read.
+pub const GEO_TAGS: [u16; 6] = [33550, 33922, 34264, 34735, 34736, 34737];
+/// GDAL's NoData tag (ASCII).
+pub const GDAL_NODATA: u16 = 42113;
+
+/// A tag's value as it was stored.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TagValue {
+    Shorts(Vec<u16>),
+    Doubles(Vec<f64>),
+    Ascii(String),
+}
+
+/// What a GeoTIFF carries beside its pixels.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GeoInfo {
+    /// The georeferencing tags present, `(tag, value)`.
+    pub tags: Vec<(u16, TagValue)>,
+    /// `GDAL_NODATA` as written (e.g. `-9999`, `nan`).
+    pub nodata_text: Option<String>,
+    /// Its value, when it is a number.
+    pub nodata: Option<f64>,
+}
+
+/// The largest expansion of each compression: a chunk of `n` bytes decodes to at most `n` times
+/// this many (Deflate 1032:1; LZW at most 4096 bytes per 12-bit code; PackBits 128 per 2).
+fn max_ratio(compression: u16) -> Option<usize> {
+    match compression {
+        1 => Some(1),
+        8 | 32946 => Some(1040),
+        5 => Some(2731),
+        32773 => Some(64),
+        _ => None,
+    }
+}
+
+fn bad(path: &Path, e: impl std::fmt::Display) -> DemError {
+    DemError::input(path, format!("bad TIFF: {e}"))
+}
+
+/// Reads a one-band GeoTIFF: the elevations (NoData cells NaN) or, for int8, D8 receiver codes.
+/// `limit`: the most bytes the decoded raster may take.
+pub fn read(
+    path: &Path,
+    bytes: &[u8],
+    limit: usize,
+) -> Result<(super::Grid, Dtype, GeoInfo), DemError> {
+    let mut decoder = Decoder::new(Cursor::new(bytes))
+        .map_err(|e| bad(path, e))?
+        .with_limits(Limits::default());
+    let (width, height) = decoder.dimensions().map_err(|e| bad(path, e))?;
+    let (nx, ny) = (width as usize, height as usize);
+    let samples: u16 = decoder
+        .find_tag_unsigned(Tag::SamplesPerPixel)
+        .map_err(|e| bad(path, e))?
+        .unwrap_or(1);
+    let bits: u16 = decoder
+        .find_tag_unsigned(Tag::BitsPerSample)
+        .map_err(|e| bad(path, e))?
+        .unwrap_or(1);
+    let format: u16 = decoder
+        .find_tag_unsigned(Tag::SampleFormat)
+        .map_err(|e| bad(path, e))?
+        .unwrap_or(1);
+    let compression: u16 = decoder
+        .find_tag_unsigned(Tag::Compression)
+        .map_err(|e| bad(path, e))?
+        .unwrap_or(1);
+    if samples != 1 {
+        return Err(DemError::input(
+            path,
+            format!("a TIFF of {samples} bands: expected one band of elevations"),
+        ));
+    }
+    let dtype = match (format, bits) {
+        (3, 32) => Dtype::F32,
+        (3, 64) => Dtype::F64,
+        (2, 8) => Dtype::I8,
+        (2, 16) => Dtype::I16,
+        (2, 32) => Dtype::I32,
+        (1, 8) => Dtype::U8,
+        (1, 16) => Dtype::U16,
+        (1, 32) => Dtype::U32,
+        _ => {
+            return Err(DemError::input(
+                path,
+                format!(
+                    "unsupported TIFF samples ({bits}-bit, sample format {format}): expected \
+                     float32/64, int8/16/32 or uint8/16/32"
+                ),
+            ));
+        }
+    };
+    let Some(ratio) = max_ratio(compression) else {
+        return Err(DemError::input(
+            path,
+            format!(
+                "unsupported TIFF compression {compression}: expected none, Deflate, LZW or PackBits"
+            ),
+        ));
+    };
+    // Refuse what the bytes present cannot hold before the decoder allocates it.
+    let needed = nx
+        .checked_mul(ny)
+        .and_then(|n| n.checked_mul(usize::from(bits) / 8));
+    let most = bytes.len().saturating_mul(ratio).min(limit);
+    match needed {
+        Some(n) if n <= most => {}
+        _ => {
+            return Err(DemError::input(
+                path,
+                format!(
+                    "a {nx}x{ny} {bits}-bit TIFF needs {} bytes decoded, more than {most} \
+                     (truncated, or beyond the {limit}-byte memory limit)",
+                    needed.map_or_else(|| "too many".to_owned(), |n| n.to_string())
+                ),
+            ));
+        }
+    }
+    let needed = needed.unwrap_or_default();
+    let mut limits = Limits::default();
+    limits.decoding_buffer_size = needed.max(1);
+    limits.intermediate_buffer_size = needed.max(1 << 20);
+    decoder = decoder.with_limits(limits);
+
+    let mut geo = GeoInfo::default();
+    for code in GEO_TAGS {
+        let tag = Tag::from_u16_exhaustive(code);
+        let value = decoder.find_tag(tag).map_err(|e| bad(path, e))?;
+        let Some(value) = value else { continue };
+        let value = match code {
+            34735 => TagValue::Shorts(value.into_u16_vec().map_err(|e| bad(path, e))?),
+            34737 => TagValue::Ascii(value.into_string().map_err(|e| bad(path, e))?),
+            _ => TagValue::Doubles(value.into_f64_vec().map_err(|e| bad(path, e))?),
+        };
+        geo.tags.push((code, value));
+    }
+    if let Some(value) = decoder
+        .find_tag(Tag::from_u16_exhaustive(GDAL_NODATA))
+        .map_err(|e| bad(path, e))?
+    {
+        let text = value.into_string().map_err(|e| bad(path, e))?;
+        let trimmed = text.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+        geo.nodata = trimmed.parse::<f64>().ok();
+        geo.nodata_text = Some(text);
+    }
+
+    let image = decoder.read_image().map_err(|e| bad(path, e))?;
+    let nodata = geo.nodata;
+    let elevation = |v: Vec<f32>| -> Result<super::Grid, DemError> {
+        let mut a = Array2::from_shape_vec((ny, nx), v).map_err(|e| bad(path, e))?;
+        if let Some(nd) = nodata {
+            let nd = nd as f32;
+            a.mapv_inplace(|z| if z == nd { f32::NAN } else { z });
+        }
+        Ok(super::Grid::Elevation(a))
+    };
+    let grid = match image {
+        DecodingResult::F32(v) => elevation(v)?,
+        DecodingResult::F64(v) => elevation(v.into_iter().map(|z| z as f32).collect())?,
+        DecodingResult::I8(v) => {
+            super::Grid::Receivers(Array2::from_shape_vec((ny, nx), v).map_err(|e| bad(path, e))?)
+        }
+        DecodingResult::I16(v) => elevation(v.into_iter().map(f32::from).collect())?,
+        DecodingResult::I32(v) => elevation(v.into_iter().map(|z| z as f32).collect())?,
+        DecodingResult::U8(v) => elevation(v.into_iter().map(f32::from).collect())?,
+        DecodingResult::U16(v) => elevation(v.into_iter().map(f32::from).collect())?,
+        DecodingResult::U32(v) => elevation(v.into_iter().map(|z| z as f32).collect())?,
+        _ => return Err(DemError::input(path, "unsupported TIFF sample type")),
+    };
+    Ok((grid, dtype, geo))
+}
+
+/// The pixels of a GeoTIFF to write.
+#[derive(Debug)]
+pub enum Pixels<'a> {
+    F32(&'a Array2<f32>),
+    F64(&'a Array2<f64>),
+    I16(Array2<i16>),
+    U16(Array2<u16>),
+    U8(Array2<u8>),
+    I32(Array2<i32>),
+    U32(Array2<u32>),
+    /// D8 codes (written as signed 8-bit).
+    I8(&'a Array2<i8>),
+}
+
+/// Encodes a one-band GeoTIFF (Deflate, striped) with `geo`'s tags; `nodata`: write
+/// `GDAL_NODATA` (off for D8 codes, which mark NoData with 0).
+pub fn write(
+    w: &mut dyn Write,
+    pixels: Pixels<'_>,
+    geo: &GeoInfo,
+    nodata: bool,
+) -> Result<(), orogen_export::ExportError> {
+    let err = |e: tiff::TiffError| orogen_export::ExportError::Encode {
+        what: "GeoTIFF".into(),
+        message: e.to_string(),
+    };
+    let mut buf = Cursor::new(Vec::new());
+    {
+        let mut encoder = TiffEncoder::new(&mut buf)
+            .map_err(err)?
+            .with_compression(Compression::Deflate(DeflateLevel::Fast));
+        macro_rules! image {
+            ($color:ty, $array:expr) => {{
+                let a = $array;
+                let (ny, nx) = a.dim();
+                let a = a.as_standard_layout();
+                let data = a.as_slice().unwrap_or_default();
+                let mut image = encoder
+                    .new_image::<$color>(nx as u32, ny as u32)
+                    .map_err(err)?;
+                let dir = image.encoder();
+                for (code, value) in &geo.tags {
+                    let tag = Tag::from_u16_exhaustive(*code);
+                    match value {
+                        TagValue::Shorts(v) => dir.write_tag(tag, &v[..]),
+                        TagValue::Doubles(v) => dir.write_tag(tag, &v[..]),
+                        TagValue::Ascii(s) => dir.write_tag(tag, s.as_str()),
+                    }
+                    .map_err(err)?;
+                }
+                if nodata && let Some(text) = &geo.nodata_text {
+                    dir.write_tag(Tag::from_u16_exhaustive(GDAL_NODATA), text.as_str())
+                        .map_err(err)?;
+                }
+                image.write_data(data).map_err(err)?;
+            }};
+        }
+        match pixels {
+            Pixels::F32(a) => image!(colortype::Gray32Float, a),
+            Pixels::F64(a) => image!(colortype::Gray64Float, a),
+            Pixels::I16(a) => image!(colortype::GrayI16, &a),
+            Pixels::U16(a) => image!(colortype::Gray16, &a),
+            Pixels::U8(a) => image!(colortype::Gray8, &a),
+            Pixels::I32(a) => image!(colortype::GrayI32, &a),
+            Pixels::U32(a) => image!(colortype::Gray32, &a),
+            Pixels::I8(a) => image!(colortype::GrayI8, a),
+        }
+    }
+    w.write_all(buf.get_ref())
+        .map_err(|e| err(tiff::TiffError::IoError(e)))
+}

@@ -1,4 +1,5 @@
 //! Erosion physics on real worlds (the mesh and elevation stages, dev-dependencies only).
+#![allow(clippy::needless_range_loop)] // per-node checks read several arrays at one index
 
 use orogen_hydrology::erosion::{
     self, Grid, Law, Mode, Params, evolve, mesh_problem, route, steady_state,

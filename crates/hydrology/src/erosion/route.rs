@@ -386,8 +386,8 @@ fn stack_into(receiver: &[u32], out: &mut Vec<u32>, scratch: &mut Scratch) {
     // Now `start[r + 1]` is where r's list begins; its end is the next list's beginning.
     out.clear();
     todo.clear();
-    for root in 0..n {
-        if receiver[root] as usize != root {
+    for (root, &r) in receiver.iter().enumerate() {
+        if r as usize != root {
             continue;
         }
         todo.push(root as u32);
@@ -430,7 +430,7 @@ mod tests {
         assert_eq!(flow.receiver[12], 11);
         assert_eq!(flow.receiver[11], 10);
         assert_eq!(flow.n_flooded, 1);
-        let mut pos = vec![0; 25];
+        let mut pos = [0; 25];
         for (p, &i) in flow.stack.iter().enumerate() {
             pos[i as usize] = p;
         }

@@ -165,6 +165,8 @@ pub fn diffuse<G: Neighbours>(g: &G, h: &mut [f64], base: &[bool], diffusivity: 
 /// Runs `steps` steps of `dt`: uplift `uplift[i] dt` (base levels and NaN nodes excepted), route
 /// (steepest descent, depressions by Priority-Flood), the implicit stream-power step, then
 /// diffusion. `cell_area` is each node's own area.
+// The graph, four per-node arrays, the law and the two time parameters are all the model is.
+#[allow(clippy::too_many_arguments)]
 pub fn evolve<G: Neighbours>(
     g: &G,
     h: &mut [f64],

@@ -268,7 +268,7 @@ fn lake_depth(world: &World, corner_e: &[f32]) -> Result<(Vec<f32>, Vec<f32>), E
         // No lake surfaces (a world without hydrology): the lake share less one half.
         let share = |r: usize| f32::from(u8::from(is_lake(r))) - 0.5;
         let region: Vec<f32> = (0..n).map(&share).collect();
-        return Ok((region, corner_mean(mesh, &share)));
+        return Ok((region, corner_mean(mesh, share)));
     }
     // The reference surface: a lake region's own, then spread twice over triangles (max).
     let mut level: Vec<f32> = (0..n)
@@ -336,7 +336,10 @@ fn lake_depth(world: &World, corner_e: &[f32]) -> Result<(Vec<f32>, Vec<f32>), E
 /// Per-region slopes (dz/dx, dz/dy, metres per metre; x east, y south) of the land surface in
 /// metres (elevation below 0 as 0): the mean of the planes of each region's triangles, summed
 /// in corner order. Corners take the mean of their three regions.
-fn slopes(world: &World) -> Result<(Vec<[f32; 2]>, Vec<[f32; 2]>), ExportError> {
+/// Per-region and per-corner values of a field.
+type RegionCorner<T> = (Vec<T>, Vec<T>);
+
+fn slopes(world: &World) -> Result<RegionCorner<[f32; 2]>, ExportError> {
     let mesh = world.mesh()?;
     let region_e = world.view1::<f32>("region_elevation")?;
     let m = world.meta.world_size_m / world.meta.width;
@@ -447,11 +450,11 @@ impl Water {
 }
 
 /// Region and corner values of the water fields (elevation, lake depth) and the rest.
-fn water_fields(world: &World) -> Result<(Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>), ExportError> {
+fn water_fields(world: &World) -> Result<(RegionCorner<f32>, RegionCorner<f32>), ExportError> {
     let region_e = world.view1::<f32>("region_elevation")?.to_vec();
     let corner_e = corner_elevation(world)?.to_vec();
     let (region_d, corner_d) = lake_depth(world, &corner_e)?;
-    Ok((region_e, corner_e, region_d, corner_d))
+    Ok(((region_e, corner_e), (region_d, corner_d)))
 }
 
 /// The share of each pixel of `grid` covered by the sea or a lake (`ny x nx`, 0 ..= 1): the
@@ -466,7 +469,7 @@ pub fn water_coverage(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, Ex
 
 /// The elevation and lake depth interpolated on `grid` (`ny x nx x 2`).
 fn water_raster(world: &World, grid: &PixelGrid) -> Result<Array3<f32>, ExportError> {
-    let (re, ce, rd, cd) = water_fields(world)?;
+    let ((re, ce), (rd, cd)) = water_fields(world)?;
     let rf: Vec<[f32; 2]> = re.iter().zip(&rd).map(|(&e, &d)| [e, d]).collect();
     let cf: Vec<[f32; 2]> = ce.iter().zip(&cd).map(|(&e, &d)| [e, d]).collect();
     Ok(rasterize_mesh_fields(
@@ -538,7 +541,7 @@ pub fn colormap(
         })?;
     // Every field is interpolated by `orogen_world::interp`, the one place rasters come from,
     // in one pass: elevation, lake depth, moisture and the slope.
-    let (region_e, corner_e, region_d, corner_d) = water_fields(world)?;
+    let ((region_e, corner_e), (region_d, corner_d)) = water_fields(world)?;
     let corner_m = corner_mean(mesh, |r| region_m[r]);
     let shaded = options.hillshade > 0.0;
     let (region_g, corner_g) = if shaded {

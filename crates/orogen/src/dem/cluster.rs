@@ -120,6 +120,9 @@ impl NpyGrid {
 }
 
 /// The `.npy` header of a float32 C-order `rows x cols` array, as `ndarray-npy` writes it.
+/// Messages a timely operator collects for the worker to read after the step.
+type Shared<T> = Rc<RefCell<Vec<T>>>;
+
 fn npy_header(rows: usize, cols: usize) -> Vec<u8> {
     let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols})}}");
     let mut header = dict.into_bytes();
@@ -188,8 +191,8 @@ pub fn fill_process(
             .write(true)
             .open(&tmp)
             .map_err(|e| format!("{}: {e}", tmp.display()))?;
-        let summaries: Rc<RefCell<Vec<(usize, FillSummary)>>> = Rc::default();
-        let levels: Rc<RefCell<Vec<(usize, Vec<f32>)>>> = Rc::default();
+        let summaries: Shared<(usize, FillSummary)> = Rc::default();
+        let levels: Shared<(usize, Vec<f32>)> = Rc::default();
         let raised: Rc<RefCell<(usize, u64)>> = Rc::default();
         let mut summary_in = InputHandle::new();
         let mut level_in = InputHandle::new();

@@ -176,7 +176,7 @@ impl FillTile {
             edges.push(last);
         }
         // The lowest spill of each pair.
-        edges.sort_unstable_by(|x, y| (x.0, x.1, key(x.2)).cmp(&(y.0, y.1, key(y.2))));
+        edges.sort_unstable_by_key(|x| (x.0, x.1, key(x.2)));
         edges.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
 
         let mut tile_labels = Vec::with_capacity(h * w);

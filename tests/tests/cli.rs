@@ -135,7 +135,7 @@ fn flags_that_do_not_apply_are_refused() {
              classic",
         ),
         (
-            &["--preset", "classic", "--hillshade"],
+            &["--preset", "classic", "--hillshade", "2"],
             "--hillshade: applies to the mesh pipeline",
         ),
         (

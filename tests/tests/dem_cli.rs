@@ -123,14 +123,15 @@ fn a_16_bit_png_heightmap_fills_to_a_png() {
     let out = dir.path().join("filled.npy");
     run_ok(&["dem", "fill", s(&input), s(&out)]);
     let data = npy_data(&out);
-    let value = |i: usize| f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+    // A fill keeps the input's integer type: 16-bit in, 16-bit out.
+    let value = |i: usize| u16::from_le_bytes(data[2 * i..2 * i + 2].try_into().unwrap());
     assert_eq!(
         value(4 * 9 + 4),
-        1980.0,
+        1980,
         "the pit fills to its lowest (diagonal) neighbour"
     );
-    assert_eq!(value(4 * 9 + 3), 1990.0);
-    assert_eq!(value(0), 1920.0);
+    assert_eq!(value(4 * 9 + 3), 1990);
+    assert_eq!(value(0), 1920);
     let png_out = dir.path().join("filled.png");
     run_ok(&["dem", "fill", s(&input), s(&png_out)]);
     assert!(std::fs::read(&png_out).unwrap().starts_with(b"\x89PNG"));
@@ -459,11 +460,12 @@ fn bad_tiffs_are_refused_with_one_line() {
     // A classic TIFF header whose first directory claims a 100000 x 100000 float32 image in
     // a few bytes: refused before decoding.
     let mut bytes = b"II*\0\x08\0\0\0".to_vec();
-    let entries: [(u16, u16, u32, u32); 7] = [
+    let entries: [(u16, u16, u32, u32); 8] = [
         (256, 4, 1, 100_000),
         (257, 4, 1, 100_000),
         (258, 3, 1, 32),
         (259, 3, 1, 1),
+        (262, 3, 1, 1),
         (273, 4, 1, 0),
         (279, 4, 1, 16),
         (339, 3, 1, 3),
@@ -524,7 +526,8 @@ fn dem_commands_print_one_summary_line_unless_quiet_and_keep_or_name_the_float_w
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(
-        stdout.starts_with("filled: 16 cells (1 raised) in "),
+        // The border (5) is the only outlet: the four interior cells all rise to 5.
+        stdout.starts_with("filled: 16 cells (4 raised) in "),
         "{stdout}"
     );
     assert!(

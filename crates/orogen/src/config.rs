@@ -351,10 +351,18 @@ impl Config {
             message,
         };
         let mut tree = toml::Table::try_from(&*self).expect("a config always serialises");
-        let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
-            .ok()
-            .and_then(|mut t| t.remove("v"))
-            .unwrap_or_else(|| toml::Value::String(value.to_owned()));
+        // TOML spells the special floats `nan` and `inf`; a command line may say `NaN`, `Inf`.
+        let special = match value.to_ascii_lowercase().as_str() {
+            v @ ("nan" | "+nan" | "-nan" | "inf" | "+inf" | "-inf") => Some(v.to_owned()),
+            "infinity" | "+infinity" => Some("inf".to_owned()),
+            "-infinity" => Some("-inf".to_owned()),
+            _ => None,
+        };
+        let parsed =
+            toml::from_str::<toml::Table>(&format!("v = {}", special.as_deref().unwrap_or(value)))
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| toml::Value::String(value.to_owned()));
         // The hydrology section's name of earlier releases.
         let key = match key.strip_prefix("rivers.") {
             Some(rest) => &format!("hydrology.{rest}"),

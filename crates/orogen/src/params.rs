@@ -132,6 +132,7 @@ const PRESET_SPECS: &[Spec<Config>] = &[Spec::choice(
         "classic",
         "archipelago",
         "continent",
+        "eroded",
     ],
 )];
 

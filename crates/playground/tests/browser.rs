@@ -439,7 +439,11 @@ fn the_playground_works_in_a_headless_browser() {
         d.keys("#p-biome_wetness", "\u{E014}", 30)
     });
     driver.changes_the_picture("rivers: width", |d| {
-        d.keys("#params-rivers input[id$=width_scale]", "\u{E010}", 1)
+        d.keys(
+            "#params-rivers input[id$=width_per_sqrt_km2_m]",
+            "\u{E010}",
+            1,
+        )
     });
     driver.changes_the_picture("flora: show plants", |d| d.click("#show-flora"));
     driver.changes_the_picture("flora: density", |d| {

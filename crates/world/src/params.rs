@@ -219,8 +219,11 @@ impl<P> Spec<P> {
     pub fn check(&self, params: &P) -> Result<(), ParamError> {
         match self.kind {
             Kind::Int { get, min, max } => in_range(self.path, get(params), min..=max),
-            Kind::Float { get, min, max } => in_range(self.path, get(params), min..=max),
-            Kind::Positive { get } => positive_finite(self.path, get(params)),
+            Kind::Float { get, min, max } => in_range(self.path, get(params), min..=max)
+                .map_err(|e| shown_as_f32(e, get(params))),
+            Kind::Positive { get } => {
+                positive_finite(self.path, get(params)).map_err(|e| shown_as_f32(e, get(params)))
+            }
             Kind::Choice(_) | Kind::Other(_) => Ok(()),
         }
     }
@@ -264,6 +267,15 @@ pub fn check_specs<P>(params: &P, specs: &[Spec<P>]) -> Result<(), ParamError> {
 /// The descriptions of `specs` with `prefix` before each path.
 pub fn describe_specs<P>(prefix: &str, specs: &[Spec<P>]) -> Vec<ParamInfo> {
     specs.iter().map(|s| s.describe(prefix)).collect()
+}
+
+/// An f32 field read through an f64 accessor shows its f32 digits (`-0.1`, not
+/// `-0.10000000149011612`): the value as the user wrote it.
+fn shown_as_f32(mut e: ParamError, v: f64) -> ParamError {
+    if v.is_finite() && f64::from(v as f32) == v {
+        e.value = (v as f32).to_string();
+    }
+    e
 }
 
 /// An end of a parameter's range.

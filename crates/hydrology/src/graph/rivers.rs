@@ -145,10 +145,10 @@ pub struct RiverParams {
     /// River width at a fresh source, metres: a river is `w = width_source_m +
     /// width_per_sqrt_km2_m sqrt(A)` wide, A its drained land in km^2 (its flow in corners times
     /// the mean corner area, half a cell), so widths do not change with the cell count. Drawing
-    /// tapers it to a point at the source. Default: 80. Range: 0 ..= 100,000.
+    /// tapers it to a point at the source. Default: 150 (1.5 px at 1024 px across 100 km). Range: 0 ..= 100,000.
     pub width_source_m: f64,
     /// Metres of width per square root of km^2 drained (k in `w = w_source + k sqrt(A)`).
-    /// Default: 22. Range: 0 ..= 100,000.
+    /// Default: 40. Range: 0 ..= 100,000.
     pub width_per_sqrt_km2_m: f64,
     /// Exponent of t = (flow / max flow)^e for the opacity. Default: 0.45. Range: 0.01 ..= 10.
     pub opacity_exponent: f64,
@@ -164,8 +164,8 @@ impl Default for RiverParams {
             min_flow: 2.0,
             min_flow_per_corner: 0.0006,
             extend_min_flow: 4.0,
-            width_source_m: 80.0,
-            width_per_sqrt_km2_m: 22.0,
+            width_source_m: 150.0,
+            width_per_sqrt_km2_m: 40.0,
             opacity_exponent: 0.45,
             opacity_base: 0.35,
         }

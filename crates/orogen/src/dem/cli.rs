@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use super::{DemError, Dtype, RunOptions, Summary};
 
 /// The default tile side of the tiled kernels.
-pub const DEFAULT_TILE: usize = 1024;
+pub use super::DEFAULT_TILE;
 
 /// `orogen dem ...`.
 #[derive(Debug, Subcommand)]

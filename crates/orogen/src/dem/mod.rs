@@ -15,6 +15,9 @@
 /// The `orogen dem` subcommands (clap arguments: behind the `clap` feature).
 #[cfg(feature = "clap")]
 pub mod cli;
+
+/// The tile side of the tiled kernels when none is given.
+pub const DEFAULT_TILE: usize = 1024;
 pub mod cluster;
 pub mod geotiff;
 
@@ -513,7 +516,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            tile: cli::DEFAULT_TILE,
+            tile: DEFAULT_TILE,
             memory: usize::MAX,
         }
     }

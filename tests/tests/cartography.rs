@@ -149,11 +149,23 @@ fn the_widest_river_is_five_times_a_fresh_source_in_rivers_png() {
         (2.0 * best - 1.0).max(0.0)
     };
     let samples = StrokeStyle::default().samples;
-    // A fresh source: one segment below it, where the taper ends.
+    // A fresh source: one segment below it, where the taper ends (on land: a source whose
+    // first segment ends in a lake or the sea is drawn up to the shore only).
+    let water = water_coverage(&d.world, &d.grid).unwrap();
+    let water = water.as_slice().unwrap();
+    let dry = |x: f64, y: f64| -> bool {
+        let (cx, cy) = d.px(x, y);
+        let (i, j) = (
+            cx.round().clamp(0.0, (nx - 1) as f64),
+            cy.round().clamp(0.0, (ny - 1) as f64),
+        );
+        water[j as usize * nx + i as usize] == 0.0
+    };
     let sources: Vec<f64> = d
         .strokes
         .iter()
         .filter(|s| s.from_source && s.points.len() > samples)
+        .filter(|s| dry(s.points[samples].x, s.points[samples].y))
         .map(|s| width_at(s.points[samples].x, s.points[samples].y))
         .collect();
     let narrowest = sources.iter().copied().fold(f64::INFINITY, f64::min);

@@ -456,7 +456,10 @@ fn the_playground_works_in_a_headless_browser() {
         d.click("#layer option[value=heightmap]")
     });
     driver.click("#layer option[value=colormap]");
-    driver.changes_the_view("view: hillshade", |d| d.click("#p-export_hillshade"));
+    // The relief strength to 0: shading off.
+    driver.changes_the_view("view: hillshade", |d| {
+        d.keys("#p-export_hillshade", "\u{E011}", 1)
+    });
     driver.changes_the_view("view: outlines", |d| d.click("#show-outlines"));
     driver.click("#show-outlines");
 
@@ -533,7 +536,10 @@ fn the_playground_works_in_a_headless_browser() {
         "the bundle is what is on screen"
     );
     assert_eq!(config.world.water_level, 0.0);
-    assert!(config.export.hillshade > 0.0);
+    assert_eq!(
+        config.export.hillshade, 0.0,
+        "the relief was turned off on screen"
+    );
 
     let errors = driver.console_errors();
     assert_eq!(errors, json!([]), "the page logged errors");

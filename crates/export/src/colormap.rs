@@ -501,10 +501,11 @@ pub fn river_coverage(
 ) -> Result<Vec<f32>, ExportError> {
     let strokes = river_strokes(world, style)?;
     let mut cover = stroke_coverage(&strokes, grid);
+    // Nothing on a pixel that is mostly water; the shore's own pixels fade by their land share.
     cover
         .par_iter_mut()
         .zip(water.par_iter())
-        .for_each(|(c, w)| *c *= 1.0 - w);
+        .for_each(|(c, &w)| *c = if w >= 0.5 { 0.0 } else { *c * (1.0 - w) });
     Ok(cover)
 }
 

@@ -140,7 +140,8 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
         if e - s < 2 {
             continue;
         }
-        // A river ends at another river when its last corner lies on an earlier one.
+        // A river ends at another river when its last corner lies on an earlier one's drawn
+        // stroke.
         let joins = on_river[corners[e - 1] as usize];
         let river_seed = item_seed(seed, river as u64);
         let mut start = s;
@@ -168,6 +169,11 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
                         first_segment: start - s,
                     };
                     strokes.push(piece.stroke(mesh, style, river));
+                    // Only drawn corners: a river that reaches another on its lake part ends
+                    // in the lake, not at a junction.
+                    for &c in &corners[start..=k] {
+                        on_river[c as usize] = true;
+                    }
                 }
                 // Skip the segments on the lake; the next piece starts at the outlet.
                 while k < e - 1 && on_lake[k] != 0.0 {
@@ -180,9 +186,6 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
                 }
             }
             k += 1;
-        }
-        for &c in &corners[s..e] {
-            on_river[c as usize] = true;
         }
     }
     Ok(strokes)

@@ -1,3 +1,5 @@
+//! (The option docs below are clap help texts: their `[default: ...]` brackets are not links.)
+#![allow(rustdoc::broken_intra_doc_links)]
 //! `orogen dem erode`: the erosion stage's kernels (`orogen_hydrology::erosion`) on a DEM the
 //! user brings, on the raster's 8-connected (D8) graph. Border cells and cells next to NoData
 //! (NaN) are the base level; every other cell is uplifted each step.

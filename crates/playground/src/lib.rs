@@ -10,7 +10,7 @@
 //!   [`Config`](orogen::Config), the TOML config's fields as JSON; `sequence`, optional: the
 //!   client's request count, which orders the session's requests whatever order they arrive
 //!   in; `mesh` / `table`: the keys of the mesh and colour table the page holds, which are then
-//!   not sent again). Answers `200` with the binary world ([`wire`](crate::wire): a JSON header
+//!   not sent again). Answers `200` with the binary world (`wire`: a JSON header
 //!   with the per-stage timings, then the arrays); `400 {"error": "..."}` on bad parameters,
 //!   a parameter above a server cap ([`caps::CAPS`]) or the classic preset; `409` when a newer
 //!   request of the same session superseded this one (it stops between stages and between a

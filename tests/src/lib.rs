@@ -21,6 +21,12 @@ pub fn orogen(args: &[&str]) -> Output {
 }
 
 /// The path of the `orogen` binary, built on demand in the same profile as the tests.
+///
+/// It is built by `cargo test --workspace --no-run`, the build the README's test command makes
+/// (`orogen-cli` has an integration test, so that build includes the binary): inside a whole
+/// workspace run this is a no-op, and the binary shares every library the tests were built with.
+/// Building it with `cargo build -p orogen-cli` instead would resolve other features (the
+/// workspace members' defaults, the dev-dependencies') and compile the whole stack a second time.
 pub fn orogen_bin() -> PathBuf {
     static BUILT: std::sync::Once = std::sync::Once::new();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -29,7 +35,7 @@ pub fn orogen_bin() -> PathBuf {
     BUILT.call_once(|| {
         let status = Command::new(&cargo)
             .current_dir(workspace_root())
-            .args(["build", "--quiet", "-p", "orogen-cli", "--bin", "orogen"])
+            .args(["test", "--workspace", "--no-run", "--quiet"])
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building orogen failed");

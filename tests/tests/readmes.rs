@@ -43,7 +43,7 @@ fn problems(dir: &Path) -> Vec<String> {
         "readme = \"README.md\"",
         "keywords =",
         "categories =",
-        "repository.workspace = true",
+        "rust-version.workspace = true",
         "license.workspace = true",
     ] {
         if !manifest.contains(field) {
@@ -127,7 +127,7 @@ fn the_checks_catch_a_stale_readme() {
     fs::write(
         demo.join("Cargo.toml"),
         "description = \"x\"\nreadme = \"README.md\"\nkeywords = []\ncategories = []\n\
-         repository.workspace = true\nlicense.workspace = true\n",
+         rust-version.workspace = true\nlicense.workspace = true\n",
     )
     .unwrap();
     let code = "fn main() {\n    println!(\"hi\");\n}\n";

@@ -632,19 +632,47 @@ fn requests_beyond_the_machine_are_refused_before_any_work() {
 /// The README's table of flags is `orogen params --markdown`, so it cannot drift from the code.
 #[test]
 fn the_readme_table_is_the_generated_one() {
+    let generated = readme_block_is_generated("--markdown");
+    assert_eq!(generated, orogen::params::markdown());
+}
+
+/// The README's table of presets is `orogen params --presets`: every preset, once, with a picture
+/// that exists.
+#[test]
+fn the_readme_presets_are_the_generated_ones_each_with_its_picture() {
+    let generated = readme_block_is_generated("--presets");
+    assert_eq!(generated, orogen::presets::markdown());
+    let root = orogen_tests::workspace_root();
+    for preset in orogen::Preset::ALL {
+        let name = preset.name();
+        assert_eq!(
+            generated.matches(&format!("| `{name}` |")).count(),
+            1,
+            "{name} is one row of the table"
+        );
+        let picture = root.join(format!("docs/images/preset-{name}.png"));
+        let (w, h) = image::image_dimensions(&picture)
+            .unwrap_or_else(|e| panic!("{}: {e}", picture.display()));
+        assert!(w >= 256 && h >= 256, "{name}'s picture is {w} x {h}");
+    }
+}
+
+/// The README block between `<!-- BEGIN orogen params FLAG -->` and its END marker is what
+/// `orogen params FLAG` prints; returns that text.
+fn readme_block_is_generated(flag: &str) -> String {
     let readme = std::fs::read_to_string(orogen_tests::workspace_root().join("README.md")).unwrap();
-    let begin = "<!-- BEGIN orogen params --markdown -->\n";
-    let end = "<!-- END orogen params --markdown -->";
-    let start = readme.find(begin).expect("the README marks its table") + begin.len();
-    let stop = readme[start..].find(end).expect("the table's end marker") + start;
-    let out = orogen_tests::orogen(&["params", "--markdown"]);
+    let begin = format!("<!-- BEGIN orogen params {flag} -->\n");
+    let end = format!("<!-- END orogen params {flag} -->");
+    let start = readme.find(&begin).expect("the README marks its block") + begin.len();
+    let stop = readme[start..].find(&end).expect("the block's end marker") + start;
+    let out = orogen_tests::orogen(&["params", flag]);
     assert!(out.status.success());
     let generated = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(generated, orogen::params::markdown());
     assert_eq!(
         &readme[start..stop],
         generated,
-        "README.md's table differs from `orogen params --markdown`: paste its output between the \
+        "README.md's block differs from `orogen params {flag}`: paste its output between the \
          markers"
     );
+    generated
 }

@@ -46,8 +46,12 @@ enum Command {
 #[derive(Debug, Args)]
 struct ParamsArgs {
     /// Print the README's table of flags (Markdown).
-    #[arg(long, conflicts_with = "json")]
+    #[arg(long, conflicts_with_all = ["json", "presets"])]
     markdown: bool,
+    /// Print the README's table of presets, with their pictures and the commands that draw
+    /// them (Markdown).
+    #[arg(long, conflicts_with = "json")]
+    presets: bool,
     /// Print the whole table as JSON (as the playground reads it).
     #[arg(long)]
     json: bool,
@@ -567,6 +571,8 @@ fn profile(args: &ProfileArgs) -> Result<(), Error> {
 fn print_params(args: &ParamsArgs) {
     if args.markdown {
         print!("{}", params::markdown());
+    } else if args.presets {
+        print!("{}", orogen::presets::markdown());
     } else if args.json {
         println!(
             "{}",

@@ -137,6 +137,41 @@ impl Preset {
     }
 }
 
+/// The command that draws a preset's README picture, `docs/images/preset-NAME.png` (seed 123;
+/// the colour map, or for `classic` its `landscape.png`).
+pub fn picture_command(preset: Preset) -> String {
+    let name = preset.name();
+    match preset.pipeline() {
+        Pipeline::Mesh => format!(
+            "orogen generate --preset {name} --seed 123 --resolution 512 --outputs colormap"
+        ),
+        Pipeline::Classic => {
+            format!("orogen generate --preset {name} --seed 123 --classic-size 513")
+        }
+    }
+}
+
+/// The README's table of presets, each with its picture (`orogen params --presets`).
+pub fn markdown() -> String {
+    let mut text = String::from("| preset | picture | what |\n|---|---|---|\n");
+    for preset in Preset::ALL {
+        let name = preset.name();
+        text.push_str(&format!(
+            "| `{name}` | <img src=\"docs/images/preset-{name}.png\" width=\"200\" alt=\"{name}\"> | {} |\n",
+            preset.about()
+        ));
+    }
+    text.push_str(
+        "\nEach picture is the `out/colormap.png` (for `classic`, `out/landscape.png`) of\n\n```sh\n",
+    );
+    for preset in Preset::ALL {
+        text.push_str(&picture_command(preset));
+        text.push('\n');
+    }
+    text.push_str("```\n");
+    text
+}
+
 /// The configuration of a named preset.
 pub fn preset(name: &str) -> Result<Config, ParamError> {
     match Preset::parse(name) {

@@ -46,7 +46,9 @@ pub fn lon_lat(meta: &WorldMeta, x: f64, y: f64) -> [f64; 2] {
 /// and clockwise holes; rings are open (the first point is not repeated).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapPolygon {
+    /// The outer ring, counter-clockwise.
     pub outer: Vec<[f64; 2]>,
+    /// The holes' rings, each clockwise.
     pub holes: Vec<Vec<[f64; 2]>>,
 }
 

@@ -71,8 +71,9 @@ pub struct TerrainGrid {
     pub nx: usize,
     /// Vertices along y.
     pub ny: usize,
-    /// Metres between vertices along x and along y.
+    /// Metres between vertices along x.
     pub dx_m: f64,
+    /// Metres between vertices along y.
     pub dy_m: f64,
     /// Heights in metres, `[row, col]`, row 0 the north edge.
     pub heights_m: Array2<f32>,
@@ -201,8 +202,11 @@ pub struct TreeMesh {
 /// Positions, normals and triangle indices (counter-clockwise seen from outside).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Part {
+    /// Vertex positions.
     pub positions: Vec<[f32; 3]>,
+    /// Unit normal of each vertex.
     pub normals: Vec<[f32; 3]>,
+    /// Three vertex indices per triangle.
     pub indices: Vec<u32>,
 }
 

@@ -24,10 +24,15 @@ pub enum Sampling {
 /// A raster grid over the map.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PixelGrid {
+    /// Pixels (or vertices) along x, west to east.
     pub nx: usize,
+    /// Pixels (or vertices) along y, north to south.
     pub ny: usize,
+    /// Whether pixels sample their centres or the grid's vertices.
     pub sampling: Sampling,
+    /// Map width W in map units.
     pub width: f64,
+    /// Map height H in map units.
     pub height: f64,
 }
 

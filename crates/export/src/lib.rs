@@ -22,6 +22,7 @@
 //! # std::fs::remove_dir_all(&dir).ok();
 //! # Ok::<(), orogen_export::ExportError>(())
 //! ```
+#![warn(missing_docs)]
 
 pub mod atomic;
 pub mod colormap;

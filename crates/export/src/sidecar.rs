@@ -25,9 +25,13 @@ pub struct WorldJson<'a> {
 /// The raster sampling recorded in the sidecar.
 #[derive(Debug, Serialize)]
 pub struct SamplingJson {
+    /// Pixel centres (images) or grid vertices (engine heightmaps).
     pub kind: crate::grid::Sampling,
+    /// Raster width in pixels (west to east).
     pub width_px: usize,
+    /// Raster height in pixels (north to south).
     pub height_px: usize,
+    /// The axes' directions, in words.
     pub axes: &'static str,
 }
 
@@ -45,13 +49,19 @@ impl From<&PixelGrid> for SamplingJson {
 /// The height mapping recorded in the sidecar.
 #[derive(Debug, Serialize)]
 pub struct HeightMapping {
+    /// Whether the 16-bit range is the fixed one or the world's own min..max.
     pub normalize: Normalize,
+    /// The height in metres that 16-bit value 0 stands for.
     pub metres_at_0: f64,
+    /// The height in metres that 16-bit value 65535 stands for.
     pub metres_at_65535: f64,
+    /// The 16-bit value of sea level (0 m), rounded and clamped.
     pub sea_level_u16: u16,
     /// Sea level in metres (always 0: metres are heights above sea level).
     pub sea_level_m: f64,
+    /// Metres at elevation 1, the highest land (the world's `max_height_m`).
     pub max_height_m: f64,
+    /// Metres below sea level at elevation -1, the deepest water (the world's `max_depth_m`).
     pub max_depth_m: f64,
     /// The map's width (west to east) in metres.
     pub world_size_m: f64,

@@ -59,8 +59,11 @@ impl Default for StrokeStyle {
 /// One point of a stroke's centreline: position and half-width, map units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StrokePoint {
+    /// x in map units.
     pub x: f64,
+    /// y in map units (down, south).
     pub y: f64,
+    /// Half the river's width here, in map units.
     pub half_width: f64,
 }
 

@@ -36,6 +36,7 @@
 //! assert!(tree.radius.iter().all(|&r| r <= trunk * (1.0 + 1e-12)));
 //! # Ok::<(), orogen_flora::Error>(())
 //! ```
+#![warn(missing_docs)]
 
 mod classic;
 mod colonize;

@@ -14,7 +14,9 @@ use crate::species::Species;
 pub struct TreeModel {
     /// The species index (into the species table).
     pub species: u32,
+    /// The 3-D skeleton (x, y, z), grown from attractors in the crown, for meshes.
     pub skeleton_3d: Skeleton<3>,
+    /// The 2-D side view (x, z), grown from attractors in the crown's outline, for the map.
     pub skeleton_2d: Skeleton<2>,
 }
 

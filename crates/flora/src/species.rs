@@ -22,7 +22,10 @@ pub enum Envelope {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Storey {
+    /// Placed in the first pass, wherever the ground allows.
     Canopy,
+    /// Placed in the second pass, at least `undergrowth_clearance` times a canopy tree's disc
+    /// radius away from every canopy tree.
     Undergrowth,
 }
 

@@ -148,11 +148,18 @@ pub struct Hydrology {
     pub routing: Routing,
     /// Corner elevation after carving (the input in fill mode).
     pub corner_elevation: Vec<f32>,
+    /// Per corner, whether it is an outlet (touches an ocean region or is on the border).
     pub is_outlet: Vec<bool>,
+    /// The lakes: lake id per region and per corner, each lake's surface and outlet.
     pub lakes: Lakes,
+    /// Per corner, the number of hops down to its outlet.
     pub hops: Vec<u32>,
+    /// Per corner, the length of its downstream path to its outlet (map units).
     pub sea_distance: Vec<f32>,
+    /// Per corner, the number of non-outlet corners whose water passes through it, itself
+    /// included (an outlet does not count itself).
     pub flow: Vec<u64>,
+    /// The selected rivers, source to mouth, with their flows and widths.
     pub rivers: Rivers,
 }
 

@@ -37,6 +37,7 @@
 //! assert_eq!(accumulation[[2, 0]], 10.0);
 //! # Ok::<(), orogen_hydrology::raster::RasterError>(())
 //! ```
+#![warn(missing_docs)]
 
 mod classic;
 pub mod erosion;

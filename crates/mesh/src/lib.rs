@@ -34,6 +34,7 @@
 //! assert!((total - 2.0).abs() < 1e-12);
 //! # Ok::<(), orogen_mesh::MeshError>(())
 //! ```
+#![warn(missing_docs)]
 
 mod cells;
 mod delaunay;
@@ -71,29 +72,53 @@ pub enum MeshError {
     Sampling(#[from] SamplingError),
     /// A site with a NaN or infinite coordinate.
     #[error("site {index} has a non-finite coordinate")]
-    NonFinite { index: usize },
+    NonFinite {
+        /// Index of the site in the input.
+        index: usize,
+    },
     /// A site outside the map rectangle.
     #[error("site {index} at ({x}, {y}) lies outside the map [0, {width}] x [0, {height}]")]
     OutsideMap {
+        /// Index of the site in the input.
         index: usize,
+        /// Its x coordinate (map units).
         x: f64,
+        /// Its y coordinate (map units).
         y: f64,
+        /// The map width (map units).
         width: f64,
+        /// The map height (map units).
         height: f64,
     },
     /// Two sites at the same position (use [`dedup_sites`] or [`mesh_from_sites`] to remove
     /// duplicates deliberately).
     #[error("site {index} duplicates site {same_as}")]
-    Duplicate { index: usize, same_as: usize },
+    Duplicate {
+        /// Index of the site that duplicates another.
+        index: usize,
+        /// Index of the site at the same position.
+        same_as: usize,
+    },
     /// No triangle: fewer than three sites, or all on one line.
     #[error("the {n} sites span no triangle (fewer than 3, or all on one line)")]
-    Degenerate { n: usize },
+    Degenerate {
+        /// The number of sites.
+        n: usize,
+    },
     /// More sites than the u32 indices of a world can hold.
     #[error("{n} sites are more than a world can index")]
-    TooMany { n: usize },
+    TooMany {
+        /// The number of sites.
+        n: usize,
+    },
     /// The boundary flags do not match the sites.
     #[error("{flags} boundary flags for {sites} sites")]
-    FlagCount { sites: usize, flags: usize },
+    FlagCount {
+        /// The number of sites.
+        sites: usize,
+        /// The number of boundary flags.
+        flags: usize,
+    },
     /// spade refused the input.
     #[error("triangulation failed: {0}")]
     Triangulation(String),
@@ -326,6 +351,7 @@ pub fn lloyd(
 /// A relaxed mesh and where its regions came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RelaxedMesh {
+    /// The dual mesh and clipped cells of the relaxed sites.
     pub cells: CellMesh,
     /// Interior-cell area CV before Lloyd (entry 0) and after each iteration.
     pub lloyd_area_cv: Vec<f64>,

@@ -52,9 +52,13 @@ impl SamplerKind {
 /// corners alone: 4 regions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SiteCounts {
+    /// Segments along the top and bottom edges.
     pub segments_x: usize,
+    /// Segments along the left and right edges.
     pub segments_y: usize,
+    /// Boundary sites: `2 (segments_x + segments_y)`.
     pub n_boundary: usize,
+    /// Interior sites: `cells - n_boundary` (0 when the boundary takes them all).
     pub n_interior: usize,
 }
 

@@ -14,9 +14,11 @@ pub const MAX_CELLS: usize = 8_000_000;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
+    /// World-wide parameters: seed, cells, map size, heights.
     pub world: WorldParams,
     /// The mesh stage: Lloyd iterations and the interior-site sampler.
     pub mesh: orogen_mesh::Params,
+    /// What the run writes: resolution, outputs and their options.
     pub export: ExportParams,
     /// Hydrology on the mesh: routing, lakes, flow, rivers. (Configs of earlier releases name
     /// this section `rivers`; that name is still read, for one release.)

@@ -12,14 +12,29 @@ pub enum Error {
     #[error(
         "the request needs about {need_gib:.1} GiB of memory but this machine has {have_gib:.1} GiB available: lower `cells` or `resolution`"
     )]
-    Memory { need_gib: f64, have_gib: f64 },
+    Memory {
+        /// The run's memory estimate, in GiB.
+        need_gib: f64,
+        /// The memory available, in GiB.
+        have_gib: f64,
+    },
     /// A configuration file that cannot be read or parsed.
     #[error("config file {path}: {message}")]
-    Config { path: String, message: String },
+    Config {
+        /// The config file as the user named it.
+        path: String,
+        /// The read error, or the TOML error with its line.
+        message: String,
+    },
     /// Something else the user gave that cannot be used: a flag's value, a `--set`, a world
     /// file; `what` names it as the user gave it (`world file nosuch.npz`, `--cells`).
     #[error("{what}: {message}")]
-    Input { what: String, message: String },
+    Input {
+        /// The input as the user gave it.
+        what: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A world file or layer problem.
     #[error(transparent)]
     World(#[from] orogen_world::WorldError),
@@ -46,7 +61,12 @@ pub enum Error {
     Export(#[from] orogen_export::ExportError),
     /// An external tool (Blender) is missing or failed.
     #[error("{tool}: {message}")]
-    Tool { tool: String, message: String },
+    Tool {
+        /// The tool's executable, as configured.
+        tool: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl Error {

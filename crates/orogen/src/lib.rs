@@ -16,6 +16,7 @@
 //! assert_eq!(world.meta.seed, config.world.seed);
 //! # Ok::<(), orogen::Error>(())
 //! ```
+#![warn(missing_docs)]
 
 mod classic;
 mod config;

@@ -18,6 +18,7 @@ pub const STAGES: &[&str] = &[
 /// Wall time per stage of one run, in stage order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timings {
+    /// Each stage's name and wall time, in the order run.
     pub stages: Vec<(&'static str, Duration)>,
 }
 

@@ -9,7 +9,9 @@ use crate::{Config, Error, STAGES, run_stage};
 /// Min, median and max wall time of repeated runs of one stage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StageProfile {
+    /// The stage's name (as in [`STAGES`], or `export`).
     pub stage: String,
+    /// The wall time of each run, in the order run.
     pub runs: Vec<Duration>,
 }
 

@@ -24,8 +24,9 @@ pub struct Render3d {
     pub out: PathBuf,
     /// Cycles samples per pixel (1 ..= 4096).
     pub samples: u32,
-    /// Image size in pixels (16 ..= 8192 each).
+    /// Image width in pixels (16 ..= 8192).
     pub width: u32,
+    /// Image height in pixels (16 ..= 8192).
     pub height: u32,
     /// Vertical exaggeration (1 ..= 50).
     pub exaggeration: f64,

@@ -28,6 +28,7 @@
 //! what later runs on it may reuse ([`orogen::Reuse`]: the elevation's base heights and the
 //! moisture noise), so a water-level change re-runs only what it can change. Generation runs
 //! on the blocking pool, at most [`MAX_CONCURRENT`] at a time.
+#![warn(missing_docs)]
 
 mod api;
 mod bundle;

@@ -45,6 +45,7 @@
 //! assert_eq!(points, again);
 //! # Ok::<(), orogen_sampling::SamplingError>(())
 //! ```
+#![warn(missing_docs)]
 
 use ndarray::ArrayView2;
 use orogen_world::params::{ParamError, in_range, positive_finite};
@@ -70,15 +71,26 @@ pub enum SamplingError {
     Param(#[from] ParamError),
     /// The radius closure returned a non-finite or non-positive value.
     #[error("the radius at ({x}, {y}) is {value}: it must be finite and > 0")]
-    BadRadius { x: f64, y: f64, value: f64 },
+    BadRadius {
+        /// The x coordinate the closure was asked about.
+        x: f64,
+        /// The y coordinate the closure was asked about.
+        y: f64,
+        /// The radius it returned.
+        value: f64,
+    },
 }
 
 /// An axis-aligned rectangle `[x0, x1) x [y0, y1)`; points are drawn inside it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
+    /// Smallest x (included).
     pub x0: f64,
+    /// Smallest y (included).
     pub y0: f64,
+    /// Bound on x (excluded).
     pub x1: f64,
+    /// Bound on y (excluded).
     pub y1: f64,
 }
 

@@ -291,6 +291,7 @@ pub fn erode_grid(
 /// What [`run`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Report {
+    /// Steps run and nodes corrected or flooded, as the kernels count them.
     pub stats: Stats,
     /// The highest land (m) before the relief was restored.
     pub highest_m: f64,
@@ -301,10 +302,16 @@ pub struct Report {
 /// area (m^2).
 #[derive(Debug)]
 pub struct MeshProblem<'a> {
+    /// The regions' neighbour graph, edge lengths in metres.
     pub graph: Mesh<'a>,
+    /// Per region, whether it is a base level (ocean, enclosed water or a border region).
     pub base: Vec<bool>,
+    /// Per region, the elevation (m): land at its stored elevation times `max_height_m`, water
+    /// at 0.
     pub h: Vec<f64>,
+    /// Per region, the uplift rate (m/yr); 0 on base levels.
     pub uplift: Vec<f64>,
+    /// Per region, the area (m^2).
     pub area: Vec<f64>,
     /// The highest land of the elevation stage (stored elevation).
     pub land_max: f64,

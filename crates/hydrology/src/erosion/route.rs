@@ -28,9 +28,13 @@ pub trait Neighbours: Sync {
 /// `sqrt(dx^2 + dy^2)`).
 #[derive(Clone, Copy, Debug)]
 pub struct Grid {
+    /// Rows of the raster.
     pub rows: usize,
+    /// Columns of the raster.
     pub cols: usize,
+    /// Cell size along a row, between horizontal neighbours (m in the erosion kernels).
     pub dx: f64,
+    /// Cell size down a column, between vertical neighbours (m in the erosion kernels).
     pub dy: f64,
 }
 

@@ -44,24 +44,49 @@ use thiserror::Error;
 pub enum RasterError {
     /// The grid has more cells than the kernels index (they use 32-bit cell ids).
     #[error("a {rows}x{cols} grid is too large: at most 2^32 - 1 cells (with a 1-cell margin)")]
-    TooLarge { rows: usize, cols: usize },
+    TooLarge {
+        /// Rows of the refused grid.
+        rows: usize,
+        /// Columns of the refused grid.
+        cols: usize,
+    },
     /// A receiver code outside 0..=8, or one pointing off the grid.
     #[error(
         "receiver code {code} at row {row}, column {col} is invalid: codes are 0 (none) or 1..=8 (W, NW, N, NE, E, SE, S, SW) and must stay on the grid"
     )]
-    BadReceiver { row: usize, col: usize, code: i8 },
+    BadReceiver {
+        /// Row of the first bad cell.
+        row: usize,
+        /// Column of the first bad cell.
+        col: usize,
+        /// The code found there.
+        code: i8,
+    },
     /// Receivers that loop: water would never leave these cells.
     #[error("the receivers form a cycle through {n_cells} cells: they are not a drainage network")]
-    Cycle { n_cells: usize },
+    Cycle {
+        /// Cells whose water never reaches an outlet: those on a cycle and those draining into
+        /// one.
+        n_cells: usize,
+    },
     /// A tile side outside 1..=16384.
     #[error("tile size {tile_rows}x{tile_cols} is out of range: each side must be in 1..=16384")]
-    BadTile { tile_rows: usize, tile_cols: usize },
+    BadTile {
+        /// The requested tile height, in cells.
+        tile_rows: usize,
+        /// The requested tile width, in cells.
+        tile_cols: usize,
+    },
     /// A start cell outside the grid.
     #[error("start cell (row {row}, column {col}) is outside the {rows}x{cols} grid")]
     StartOutside {
+        /// Row of the start cell.
         row: usize,
+        /// Column of the start cell.
         col: usize,
+        /// Rows of the grid.
         rows: usize,
+        /// Columns of the grid.
         cols: usize,
     },
 }

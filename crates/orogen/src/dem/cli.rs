@@ -18,6 +18,7 @@ pub enum DemCommand {
     /// Fill depressions (Priority-Flood, 8-connected, border and NoData-adjacent cells are
     /// outlets).
     Fill {
+        /// The input, output and run options.
         #[command(flatten)]
         args: DemArgs,
         /// Raise flats by the smallest f32 steps so every interior cell drains (.npy or .tif
@@ -36,11 +37,13 @@ pub enum DemCommand {
     },
     /// Steepest-slope D8 receivers: 0 none, 1..=8 = W, NW, N, NE, E, SE, S, SW.
     D8 {
+        /// The input, output and run options.
         #[command(flatten)]
         args: DemArgs,
     },
     /// D8 flow accumulation (cells draining through each cell, itself included).
     Accumulate {
+        /// The input, output and run options.
         #[command(flatten)]
         args: DemArgs,
     },

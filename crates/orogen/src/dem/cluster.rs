@@ -32,7 +32,9 @@ use super::{DemError, Dtype, Summary};
 pub struct NpyGrid {
     file: File,
     offset: u64,
+    /// Rows of the grid (the array's first axis).
     pub rows: usize,
+    /// Columns of the grid (the array's second axis).
     pub cols: usize,
 }
 

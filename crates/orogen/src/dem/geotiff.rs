@@ -29,8 +29,11 @@ pub const GDAL_NODATA: u16 = 42113;
 /// A tag's value as it was stored.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TagValue {
+    /// SHORT values (GeoKeyDirectory).
     Shorts(Vec<u16>),
+    /// DOUBLE values (ModelPixelScale, ModelTiepoint, ModelTransformation, GeoDoubleParams).
     Doubles(Vec<f64>),
+    /// ASCII text (GeoAsciiParams).
     Ascii(String),
 }
 
@@ -197,12 +200,19 @@ pub fn read(
 /// The pixels of a GeoTIFF to write.
 #[derive(Debug)]
 pub enum Pixels<'a> {
+    /// 32-bit float cells (elevations).
     F32(&'a Array2<f32>),
+    /// 64-bit float cells (flow accumulation).
     F64(&'a Array2<f64>),
+    /// Signed 16-bit cells (an integer DEM written back in its own type).
     I16(Array2<i16>),
+    /// Unsigned 16-bit cells (an integer DEM written back in its own type).
     U16(Array2<u16>),
+    /// Unsigned 8-bit cells (an integer DEM written back in its own type).
     U8(Array2<u8>),
+    /// Signed 32-bit cells (an integer DEM written back in its own type).
     I32(Array2<i32>),
+    /// Unsigned 32-bit cells (an integer DEM written back in its own type).
     U32(Array2<u32>),
     /// D8 codes (written as signed 8-bit).
     I8(&'a Array2<i8>),

@@ -45,10 +45,20 @@ const MAX_INFLATE: usize = 1040;
 pub enum DemError {
     /// The input or the requested output is unusable (exit code 2).
     #[error("{path}: {message}")]
-    Input { path: String, message: String },
+    Input {
+        /// The file at fault (or the command, for a bad option).
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The grid was refused by a kernel (exit code 2).
     #[error("{path}: {source}")]
-    Raster { path: String, source: RasterError },
+    Raster {
+        /// The input file.
+        path: String,
+        /// The kernel's refusal.
+        source: RasterError,
+    },
     /// Writing the output failed (exit code 1).
     #[error(transparent)]
     Export(#[from] ExportError),
@@ -80,15 +90,25 @@ pub enum Grid {
 /// The element type a grid was stored with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dtype {
+    /// Unsigned 8-bit integers (`uint8`).
     U8,
+    /// Signed 8-bit integers (`int8`): D8 receiver codes.
     I8,
+    /// Unsigned 16-bit integers (`uint16`).
     U16,
+    /// Signed 16-bit integers (`int16`).
     I16,
+    /// Unsigned 32-bit integers (`uint32`).
     U32,
+    /// Signed 32-bit integers (`int32`).
     I32,
+    /// Unsigned 64-bit integers (`uint64`).
     U64,
+    /// Signed 64-bit integers (`int64`).
     I64,
+    /// 32-bit floats (`float32`).
     F32,
+    /// 64-bit floats (`float64`).
     F64,
 }
 
@@ -126,6 +146,7 @@ impl Dtype {
 /// A grid read from a file, with what the file said about it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
+    /// The grid: elevations, or D8 receiver codes for an `int8` file.
     pub grid: Grid,
     /// The element type in the file.
     pub dtype: Dtype,
@@ -498,8 +519,9 @@ pub struct Summary {
     pub cells: usize,
     /// `fill`: cells raised; `d8`: cells with a receiver; `accumulate`: the largest count.
     pub changed: f64,
-    /// The element type read and the one written.
+    /// The element type read.
     pub read: Dtype,
+    /// The element type written.
     pub written: Dtype,
 }
 

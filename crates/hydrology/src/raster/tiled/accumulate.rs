@@ -147,8 +147,11 @@ pub struct AccSummary {
     /// Per perimeter cell ([`Ring`] order): the exit its path ends at, the cells on that path,
     /// its count from the tile alone, and its D8 code.
     pub exit: Vec<u32>,
+    /// Per perimeter cell, the number of cells on its path to its exit (both ends included).
     pub path_len: Vec<u32>,
+    /// Per perimeter cell, the flow through it from the tile alone.
     pub count: Vec<u32>,
+    /// Per perimeter cell, its D8 receiver code (0 = none, 1..=8 = W .. SW).
     pub code: Vec<i8>,
     /// Cells on cycles inside the tile.
     pub cycle_cells: usize,

@@ -208,7 +208,9 @@ impl FillTile {
 /// send to another process.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FillSummary {
+    /// As [`FillTile::n_labels`]: labels 1..n_labels are this tile's; 0 is [`OCEAN`].
     pub n_labels: u16,
+    /// As [`FillTile::edges`]: `(a, b, spill)` with `a < b`, one per pair of labels that touch.
     pub edges: Vec<(u16, u16, f32)>,
     /// Label and flooded elevation of each perimeter cell, in [`Ring`] order.
     pub ring: Vec<(u16, f32)>,

@@ -31,9 +31,13 @@ pub const MAX_TILE: usize = 16_384;
 /// column of tiles may be smaller), numbered row-major.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tiling {
+    /// Rows of the whole grid.
     pub rows: usize,
+    /// Columns of the whole grid.
     pub cols: usize,
+    /// Rows of a full tile (the last row of tiles may have fewer).
     pub tile_rows: usize,
+    /// Columns of a full tile (the last column of tiles may have fewer).
     pub tile_cols: usize,
 }
 
@@ -70,6 +74,7 @@ impl Tiling {
         )
     }
 
+    /// The number of tiles.
     pub fn n_tiles(&self) -> usize {
         let (ty, tx) = self.dim();
         ty * tx
@@ -98,11 +103,14 @@ impl Tiling {
 /// then the left and the right column between them, top to bottom.
 #[derive(Clone, Copy, Debug)]
 pub struct Ring {
+    /// Rows of the tile.
     pub rows: usize,
+    /// Columns of the tile.
     pub cols: usize,
 }
 
 impl Ring {
+    /// The number of perimeter cells (every cell when the tile is one row or column thick).
     pub fn len(&self) -> usize {
         match (self.rows, self.cols) {
             (0, _) | (_, 0) => 0,
@@ -112,6 +120,7 @@ impl Ring {
         }
     }
 
+    /// Whether the ring has no cells (a tile with no rows or no columns).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

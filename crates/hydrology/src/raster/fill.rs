@@ -148,25 +148,20 @@ fn priority_flood<const EPSILON: bool>(
     let mut pit: VecDeque<u32> = VecDeque::new();
     let mut slope: Vec<u32> = Vec::new();
     loop {
-        // Slope cells are safe in any order; then the pit FIFO, then the queue. The plain
-        // fill's pit cells sit at the level just popped, never above the queue's minimum. The
-        // epsilon fill's climb above it: taking the queue first when it is lower keeps the order
-        // global, so a flat drains toward its nearest outlet rather than all toward the first one
-        // popped.
+        // Slope cells are safe in any order; then the pit FIFO, then the queue. The plain fill's
+        // pit cells sit at the level just popped, never above the queue's minimum, so the FIFO
+        // keeps the order. The epsilon fill's raised cells climb one `next_up` per step above the
+        // cell that reached them, possibly above the queue's minimum: they go into the queue at
+        // their raised level instead, so every cell leaves in level order (the radix queue's
+        // keys never decrease) and a flat drains toward its nearest outlet.
         let c = if let Some(c) = slope.pop() {
             c as usize
+        } else if let Some(c) = pit.pop_front() {
+            c as usize
+        } else if let Some((_, c)) = open.pop() {
+            c as usize
         } else {
-            let from_pit = match pit.front() {
-                Some(&p) => !EPSILON || open.peek_key().is_none_or(|k| key(z[p as usize]) <= k),
-                None => false,
-            };
-            let c = if from_pit {
-                pit.pop_front().map(|c| c as usize)
-            } else {
-                open.pop().map(|(_, c)| c as usize)
-            };
-            let Some(c) = c else { break };
-            c
+            break;
         };
         let level = if EPSILON { z[c].next_up() } else { z[c] };
         for &o in &offsets {
@@ -178,7 +173,11 @@ fn priority_flood<const EPSILON: bool>(
             let zn = z[n];
             if zn <= level {
                 z[n] = level;
-                pit.push_back(n as u32);
+                if EPSILON {
+                    open.push(key(level), n as u32);
+                } else {
+                    pit.push_back(n as u32);
+                }
                 continue;
             }
             // Zhou, Sun and Fu (2016): a cell above `c` whose open neighbours all lie above its
@@ -307,6 +306,32 @@ mod tests {
                 }
             }
             assert!(eps.iter().zip(&plain).all(|(e, p)| e >= p));
+        }
+    }
+
+    /// Found by fuzzing: a flat raised from a slope cell climbed above the queue's minimum while
+    /// lower raised cells waited behind it in the FIFO; they later pushed keys below the last one
+    /// popped ("radix queue keys must not decrease" under debug assertions).
+    #[test]
+    fn epsilon_fill_pops_in_level_order_where_raised_flats_climb_above_the_queue() {
+        let dem = array![
+            [7.5f32, -1.5, 7.5, 5.5, 5.0, -3.0, -2.0],
+            [9.5, 0.0, -2.5, -1.0, 5.0, 5.0, 10.0],
+            [5.0, -2.5, -1.5, -1.0, 3.0, 8.5, -1.5],
+            [10.5, 1.0, 10.0, 5.5, 6.5, 6.0, 4.0],
+        ];
+        let eps = fill_epsilon(dem.view()).unwrap();
+        let plain = fill(dem.view()).unwrap();
+        assert!(eps.iter().zip(&plain).all(|(e, p)| e >= p));
+        for r in 1..3 {
+            for c in 1..6 {
+                let lower = (-1..=1isize).any(|dr| {
+                    (-1..=1isize).any(|dc| {
+                        eps[[(r as isize + dr) as usize, (c as isize + dc) as usize]] < eps[[r, c]]
+                    })
+                });
+                assert!(lower, "({r}, {c}) has no lower neighbour");
+            }
         }
     }
 

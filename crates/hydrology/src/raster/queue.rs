@@ -95,18 +95,6 @@ impl RadixQueue {
         Some(((entry >> 32) as u32, entry as u32))
     }
 
-    /// The smallest key waiting, if any.
-    #[inline]
-    pub(crate) fn peek_key(&mut self) -> Option<u32> {
-        if self.buckets[0].is_empty() {
-            if self.len == 0 {
-                return None;
-            }
-            self.refill();
-        }
-        Some(self.last)
-    }
-
     /// Moves the smallest keys into bucket 0: finds the first non-empty bucket, makes its minimum
     /// the new `last`, and redistributes its entries (each to a strictly lower bucket).
     fn refill(&mut self) {
@@ -220,7 +208,7 @@ mod tests {
                 assert_eq!(std::cmp::Reverse(got), reference.pop().unwrap());
                 popped += 1;
                 // Later pushes go above the smallest key waiting (the queue's contract).
-                floor = got.0.max(q.peek_key().unwrap_or(got.0));
+                floor = got.0.max(reference.peek().map_or(got.0, |r| r.0.0));
             }
         }
         while let Some(got) = q.pop() {

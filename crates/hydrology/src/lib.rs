@@ -42,6 +42,7 @@
 mod classic;
 pub mod erosion;
 mod error;
+mod flood;
 pub mod graph;
 pub mod raster;
 

@@ -1,9 +1,6 @@
 //! Routing for erosion, in f64: steepest-descent receivers, depressions resolved by
 //! Priority-Flood, the receiver stack (Braun and Willett 2013) and drainage area.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
-
 use rayon::prelude::*;
 
 /// A graph the erosion kernels run on: nodes `0..len()`, each with neighbours at a distance.
@@ -183,17 +180,6 @@ struct Scratch {
     todo: Vec<u32>,
 }
 
-/// A total order on finite f64 as u64 keys.
-#[inline]
-fn f64_key(x: f64) -> u64 {
-    let bits = (x + 0.0).to_bits();
-    if bits >> 63 != 0 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    }
-}
-
 /// Steepest descent on `z`: the neighbour with the largest `(z_i - z_j) / d` > 0 (ties to the
 /// first neighbour), or none (`u32::MAX`). Base levels and NaN nodes get none.
 fn steepest<G: Neighbours>(
@@ -295,46 +281,17 @@ pub fn route_into<G: Neighbours>(
     flow.n_flooded = n_flooded;
 }
 
-/// Priority-Flood from the base levels: filled levels, the node each node was reached from
-/// (`u32::MAX` at base levels, NaN and unreached nodes), and the order nodes were reached in.
+/// Priority-Flood from the base levels (the crate's one graph flood, `crate::flood`, in f64):
+/// filled levels, the node each node was reached from (`u32::MAX` at base levels, NaN and
+/// unreached nodes), and the order nodes were reached in.
 fn flood<G: Neighbours>(g: &G, z: &[f64], base: &[bool]) -> (Vec<f64>, Vec<u32>, Vec<u32>) {
-    let n = g.len();
-    let mut filled = z.to_vec();
-    let mut parent = vec![u32::MAX; n];
-    let mut seen: Vec<bool> = z.iter().map(|v| v.is_nan()).collect();
-    let mut heap = BinaryHeap::new();
-    for i in 0..n {
-        if base[i] && !seen[i] {
-            seen[i] = true;
-            heap.push(Reverse((f64_key(z[i]), i as u32)));
-        }
-    }
-    let mut pit = VecDeque::new();
-    let mut order = Vec::with_capacity(n);
-    loop {
-        let c = if let Some(c) = pit.pop_front() {
-            c
-        } else if let Some(Reverse((_, c))) = heap.pop() {
-            c
-        } else {
-            break;
-        };
-        order.push(c);
-        let level = filled[c as usize];
-        g.for_each(c as usize, |j, _| {
-            if seen[j] {
-                return;
-            }
-            seen[j] = true;
-            parent[j] = c;
-            if z[j] <= level {
-                filled[j] = level;
-                pit.push_back(j as u32);
-            } else {
-                heap.push(Reverse((f64_key(z[j]), j as u32)));
-            }
-        });
-    }
+    let closed: Vec<bool> = z.iter().zip(base).map(|(v, &b)| b || v.is_nan()).collect();
+    let seeds = (0..g.len() as u32).filter(|&i| base[i as usize] && !z[i as usize].is_nan());
+    let crate::flood::Flooded {
+        filled,
+        parent,
+        order,
+    } = crate::flood::flood(g, z, closed, seeds, Vec::with_capacity(g.len()));
     (filled, parent, order)
 }
 

@@ -1,10 +1,9 @@
 //! Priority-Flood routing (Barnes, Lehman & Mulla 2014, "improved" variant with a FIFO for
 //! cells inside depressions), carving, and the distance to the outlets.
 
-use std::collections::VecDeque;
-
 use super::{CsrGraph, Error};
-use crate::raster::queue::{RadixQueue, key};
+use crate::erosion::Neighbours;
+use crate::flood::{Flooded, flood};
 
 /// The result of [`priority_flood`]: a spanning forest rooted at the outlets.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,11 +20,24 @@ pub struct Routing {
     pub n_unreached: usize,
 }
 
-/// A total order on `f32` as `u32` keys (NaN excluded by the caller; -0 equals +0): the radix
-/// queue's key of the value with its sign of zero dropped.
-#[inline]
-pub(crate) fn f32_key(x: f32) -> u32 {
-    key(x + 0.0)
+/// A CSR graph as the flood core walks it (edge lengths are not used).
+struct Unweighted<'a>(CsrGraph<'a>);
+
+impl Neighbours for Unweighted<'_> {
+    fn len(&self) -> usize {
+        self.0.n_nodes()
+    }
+
+    #[inline]
+    fn for_each(&self, i: usize, mut f: impl FnMut(usize, f64)) {
+        for &j in self.0.neighbors(i) {
+            f(j as usize, 1.0);
+        }
+    }
+
+    fn degree(&self, i: usize) -> usize {
+        self.0.neighbors(i).len()
+    }
 }
 
 pub(crate) fn check_len(what: &str, len: usize, expected: usize) -> Result<(), Error> {
@@ -38,8 +50,8 @@ pub(crate) fn check_len(what: &str, len: usize, expected: usize) -> Result<(), E
     }
 }
 
-/// Floods `graph` from every outlet, lowest first (ties by node index), on the monotone radix
-/// queue the raster fill uses.
+/// Floods `graph` from every outlet, lowest first (ties by node index): the crate's one graph
+/// Priority-Flood (`crate::flood`), on the monotone radix queue the raster fill uses.
 ///
 /// A node reached from a node of filled level `f` gets level `max(elevation, f)`; nodes raised
 /// that way (inside a depression) are processed first-in first-out before the queue, so a flat
@@ -62,50 +74,39 @@ pub fn priority_flood(
             elevation[i]
         )));
     }
-    let mut filled = elevation.to_vec();
-    let mut downstream = vec![-1i32; n];
-    let mut visited = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    let mut pit = VecDeque::new();
     // Outlets with no inland neighbour (open sea) never reach anything: they go straight into
     // the order, so the queue holds only the coast and the border.
-    let mut queue = RadixQueue::index_ordered();
+    let mut order = Vec::with_capacity(n);
+    let mut seeds = Vec::new();
     for (i, _) in is_outlet.iter().enumerate().filter(|(_, o)| **o) {
-        visited[i] = true;
         if graph.neighbors(i).iter().any(|&nb| !is_outlet[nb as usize]) {
-            queue.push(f32_key(elevation[i]), i as u32);
+            seeds.push(i as u32);
         } else {
             order.push(i as u32);
         }
     }
-    loop {
-        let c = if let Some(c) = pit.pop_front() {
-            c
-        } else if let Some((_, c)) = queue.pop() {
-            c
-        } else {
-            break;
-        };
-        order.push(c);
-        let level = filled[c as usize];
-        for &nb in graph.neighbors(c as usize) {
-            let nb_idx = nb as usize;
-            if visited[nb_idx] {
-                continue;
-            }
-            visited[nb_idx] = true;
-            downstream[nb_idx] = c as i32;
-            if elevation[nb_idx] <= level {
-                filled[nb_idx] = level;
-                pit.push_back(nb);
-            } else {
-                // Above `level`, so above every key popped so far.
-                queue.push(f32_key(elevation[nb_idx]), nb);
-            }
-        }
-    }
+    let Flooded {
+        filled,
+        parent,
+        mut order,
+    } = flood(
+        &Unweighted(graph),
+        elevation,
+        is_outlet.to_vec(),
+        seeds,
+        order,
+    );
+    let downstream: Vec<i32> = parent
+        .iter()
+        .map(|&p| if p == u32::MAX { -1 } else { p as i32 })
+        .collect();
+    // Every node the flood reached is in `order` (the outlets too); the rest come last.
     let n_reached = order.len();
-    order.extend((0..n as u32).filter(|&i| !visited[i as usize]));
+    let mut reached = vec![false; n];
+    for &i in &order {
+        reached[i as usize] = true;
+    }
+    order.extend((0..n as u32).filter(|&i| !reached[i as usize]));
     Ok(Routing {
         filled,
         downstream,
@@ -222,16 +223,6 @@ pub fn sea_distance(routing: &Routing, xy: &[f64]) -> Result<(Vec<u32>, Vec<f32>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn f32_keys_order_like_the_floats() {
-        let xs = [-3.0f32, -1.0, -0.0, 0.0, 1e-30, 0.5, 2.0];
-        for w in xs.windows(2) {
-            assert!(f32_key(w[0]) <= f32_key(w[1]), "{w:?}");
-        }
-        assert_eq!(f32_key(-0.0), f32_key(0.0));
-        assert!(f32_key(-1.0) < f32_key(-0.5));
-    }
 
     #[test]
     fn a_pit_on_a_path_is_filled_and_drains_through_the_spill() {

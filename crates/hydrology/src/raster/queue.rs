@@ -5,8 +5,9 @@
 //! highest bit in which its key differs from the last key popped, and moves only to lower
 //! buckets, at most 32 times (in practice once or twice).
 //!
-//! Both Priority-Floods use it: the raster fill ([`crate::raster::fill`]) and the graph routing
-//! ([`crate::graph::priority_flood`], ties by node index: [`RadixQueue::index_ordered`]).
+//! Every Priority-Flood uses it: the raster fill ([`crate::raster::fill`], f32 keys) and the
+//! graph core (`crate::flood`) under the graph routing ([`crate::graph::priority_flood`], f32) and
+//! erosion's routing (f64 keys), ties by node index there ([`RadixQueue::index_ordered`]).
 //!
 //! Raw f32 bits do not sort like the floats once negative values appear (the sign bit makes
 //! every negative value look larger than every positive one, and negative values sort backwards),
@@ -25,28 +26,88 @@ pub(crate) fn key(z: f32) -> u32 {
     }
 }
 
+/// `f64` keys: the same order-preserving map on 64 bits.
+#[inline]
+pub(crate) fn key64(z: f64) -> u64 {
+    let bits = z.to_bits();
+    if bits & (1 << 63) != 0 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+/// An unsigned key of a [`RadixQueue`]: `u32` (f32 levels) or `u64` (f64 levels), packed with
+/// its cell into one integer whose order is (key, cell).
+pub(crate) trait RadixKey: Copy + Ord + Default {
+    /// The key and the cell in one integer, key in the high half.
+    type Entry: Copy + Ord;
+    /// The key's width in bits; the queue has one bucket more.
+    const BITS: u32;
+    /// The highest bit in which `self` and `other` differ, counted from 1 (0 when equal).
+    fn bucket(self, other: Self) -> usize;
+    /// Packs `(self, cell)`.
+    fn pack(self, cell: u32) -> Self::Entry;
+    /// Unpacks an entry.
+    fn unpack(entry: Self::Entry) -> (Self, u32);
+}
+
+impl RadixKey for u32 {
+    type Entry = u64;
+    const BITS: u32 = 32;
+    #[inline]
+    fn bucket(self, other: Self) -> usize {
+        (32 - (self ^ other).leading_zeros()) as usize
+    }
+    #[inline]
+    fn pack(self, cell: u32) -> u64 {
+        (u64::from(self) << 32) | u64::from(cell)
+    }
+    #[inline]
+    fn unpack(entry: u64) -> (u32, u32) {
+        ((entry >> 32) as u32, entry as u32)
+    }
+}
+
+impl RadixKey for u64 {
+    type Entry = u128;
+    const BITS: u32 = 64;
+    #[inline]
+    fn bucket(self, other: Self) -> usize {
+        (64 - (self ^ other).leading_zeros()) as usize
+    }
+    #[inline]
+    fn pack(self, cell: u32) -> u128 {
+        (u128::from(self) << 32) | u128::from(cell)
+    }
+    #[inline]
+    fn unpack(entry: u128) -> (u64, u32) {
+        ((entry >> 32) as u64, entry as u32)
+    }
+}
+
 /// Cells waiting for Priority-Flood, popped in non-decreasing key order.
 ///
-/// Entries are `(key << 32) | cell`; cells of equal key pop in a fixed order that depends only
+/// Entries are `(key, cell)` packed into one integer ([`RadixKey::pack`]); cells of equal key pop in a fixed order that depends only
 /// on the input, never on timing: last pushed first ([`RadixQueue::new`]), or smallest cell
 /// first ([`RadixQueue::index_ordered`], the order of a binary heap of `(key, cell)`).
 #[derive(Debug)]
-pub(crate) struct RadixQueue {
-    last: u32,
+pub(crate) struct RadixQueue<K: RadixKey = u32> {
+    last: K,
     len: usize,
-    buckets: Vec<Vec<u64>>,
+    buckets: Vec<Vec<K::Entry>>,
     /// Bit `b` set when bucket `b` (b >= 1) may hold entries: refill finds the lowest at once.
-    nonempty: u64,
+    nonempty: u128,
     index_ordered: bool,
 }
 
-impl RadixQueue {
+impl<K: RadixKey> RadixQueue<K> {
     /// Equal keys pop last-pushed first.
     pub(crate) fn new() -> Self {
         RadixQueue {
-            last: 0,
+            last: K::default(),
             len: 0,
-            buckets: (0..33).map(|_| Vec::new()).collect(),
+            buckets: (0..=K::BITS).map(|_| Vec::new()).collect(),
             nonempty: 0,
             index_ordered: false,
         }
@@ -63,27 +124,27 @@ impl RadixQueue {
     }
 
     #[inline]
-    fn bucket(&self, key: u32) -> usize {
-        (32 - (key ^ self.last).leading_zeros()) as usize
+    fn bucket(&self, key: K) -> usize {
+        key.bucket(self.last)
     }
 
     /// Adds `cell` with priority `key`, which must not be below the last key popped.
     #[inline]
-    pub(crate) fn push(&mut self, key: u32, cell: u32) {
+    pub(crate) fn push(&mut self, key: K, cell: u32) {
         debug_assert!(key >= self.last, "radix queue keys must not decrease");
         debug_assert!(
             !self.index_ordered || key > self.last || self.buckets[0].is_empty(),
             "an index-ordered queue takes no key equal to the one it is popping"
         );
         let b = self.bucket(key);
-        self.buckets[b].push((u64::from(key) << 32) | u64::from(cell));
+        self.buckets[b].push(key.pack(cell));
         self.nonempty |= 1 << b;
         self.len += 1;
     }
 
     /// Removes a cell of the smallest key: `(key, cell)`.
     #[inline]
-    pub(crate) fn pop(&mut self) -> Option<(u32, u32)> {
+    pub(crate) fn pop(&mut self) -> Option<(K, u32)> {
         if self.buckets[0].is_empty() {
             if self.len == 0 {
                 return None;
@@ -92,7 +153,7 @@ impl RadixQueue {
         }
         let entry = self.buckets[0].pop()?;
         self.len -= 1;
-        Some(((entry >> 32) as u32, entry as u32))
+        Some(K::unpack(entry))
     }
 
     /// Moves the smallest keys into bucket 0: finds the first non-empty bucket, makes its minimum
@@ -107,11 +168,11 @@ impl RadixQueue {
         let mut moving = std::mem::take(&mut self.buckets[i]);
         self.last = moving
             .iter()
-            .map(|&e| (e >> 32) as u32)
+            .map(|&e| K::unpack(e).0)
             .min()
             .unwrap_or(self.last);
         for &e in &moving {
-            let b = self.bucket((e >> 32) as u32);
+            let b = self.bucket(K::unpack(e).0);
             self.buckets[b].push(e);
             self.nonempty |= 1 << b;
         }

@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use orogen_sampling::grid::BoxGrid;
 use orogen_world::params::{ParamError, Spec, check_specs};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -240,116 +241,35 @@ fn dist2<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {
     (0..D).map(|k| (a[k] - b[k]) * (a[k] - b[k])).sum()
 }
 
-/// A uniform grid over the attractors' bounding box, in CSR form.
-struct AttractorGrid<const D: usize> {
-    origin: [f64; D],
-    cell: f64,
-    dims: [usize; D],
-    offsets: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl<const D: usize> AttractorGrid<D> {
-    fn new(points: &[[f64; D]], min_cell: f64) -> Self {
-        let mut lo = [f64::INFINITY; D];
-        let mut hi = [f64::NEG_INFINITY; D];
-        for p in points {
-            for k in 0..D {
-                lo[k] = lo[k].min(p[k]);
-                hi[k] = hi[k].max(p[k]);
-            }
-        }
-        if points.is_empty() {
-            lo = [0.0; D];
-            hi = [0.0; D];
-        }
-        // Cells no smaller than min_cell, and no more than about CELLS_PER_ATTRACTOR per point.
-        let volume: f64 = (0..D).map(|k| (hi[k] - lo[k]).max(min_cell)).product();
-        let budget = (points.len() as f64 * CELLS_PER_ATTRACTOR).max(1.0);
-        let cell = min_cell.max((volume / budget).powf(1.0 / D as f64));
-        let dims: [usize; D] =
-            std::array::from_fn(|k| (((hi[k] - lo[k]) / cell).floor() as usize + 1).max(1));
-        let n_cells: usize = dims.iter().product();
-        let mut grid = AttractorGrid {
-            origin: lo,
-            cell,
-            dims,
-            offsets: vec![0; n_cells + 1],
-            items: vec![0; points.len()],
-        };
-        let cells: Vec<usize> = points.iter().map(|p| grid.cell_of(p)).collect();
-        for &c in &cells {
-            grid.offsets[c + 1] += 1;
-        }
-        for i in 0..n_cells {
-            grid.offsets[i + 1] += grid.offsets[i];
-        }
-        let mut fill = grid.offsets.clone();
-        for (i, &c) in cells.iter().enumerate() {
-            grid.items[fill[c] as usize] = i as u32;
-            fill[c] += 1;
-        }
-        grid
-    }
-
-    fn coord(&self, p: &[f64; D], k: usize) -> isize {
-        ((p[k] - self.origin[k]) / self.cell).floor() as isize
-    }
-
-    fn cell_of(&self, p: &[f64; D]) -> usize {
-        let mut idx = 0;
-        for k in (0..D).rev() {
-            let c = self.coord(p, k).clamp(0, self.dims[k] as isize - 1) as usize;
-            idx = idx * self.dims[k] + c;
-        }
-        idx
-    }
-
-    /// Calls `f` with every attractor in the cells overlapping the ball of radius `r` around `p`.
-    fn for_each_near(&self, p: &[f64; D], r: f64, mut f: impl FnMut(u32)) {
-        let mut lo = [0usize; D];
-        let mut hi = [0usize; D];
+/// The attractors on the one spatial grid (`orogen_sampling::grid::BoxGrid`), over their
+/// bounding box.
+fn attractor_grid<const D: usize>(points: &[[f64; D]], min_cell: f64) -> BoxGrid<D> {
+    let mut lo = [f64::INFINITY; D];
+    let mut hi = [f64::NEG_INFINITY; D];
+    for p in points {
         for k in 0..D {
-            let a = ((p[k] - r - self.origin[k]) / self.cell).floor();
-            let b = ((p[k] + r - self.origin[k]) / self.cell).floor();
-            let max = self.dims[k] as f64 - 1.0;
-            if b < 0.0 || a > max {
-                return;
-            }
-            lo[k] = a.max(0.0) as usize;
-            hi[k] = b.min(max) as usize;
-        }
-        let mut cur = lo;
-        loop {
-            let mut idx = 0;
-            for k in (0..D).rev() {
-                idx = idx * self.dims[k] + cur[k];
-            }
-            for &i in &self.items[self.offsets[idx] as usize..self.offsets[idx + 1] as usize] {
-                f(i);
-            }
-            // Odometer increment over the box lo..=hi.
-            let mut k = 0;
-            loop {
-                if k == D {
-                    return;
-                }
-                if cur[k] < hi[k] {
-                    cur[k] += 1;
-                    break;
-                }
-                cur[k] = lo[k];
-                k += 1;
-            }
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
         }
     }
+    if points.is_empty() {
+        lo = [0.0; D];
+        hi = [0.0; D];
+    }
+    // Cells no smaller than min_cell, and no more than about CELLS_PER_ATTRACTOR per point.
+    let volume: f64 = (0..D).map(|k| (hi[k] - lo[k]).max(min_cell)).product();
+    let budget = (points.len() as f64 * CELLS_PER_ATTRACTOR).max(1.0);
+    let cell = min_cell.max((volume / budget).powf(1.0 / D as f64));
+    let dims: [usize; D] =
+        std::array::from_fn(|k| (((hi[k] - lo[k]) / cell).floor() as usize + 1).max(1));
+    BoxGrid::from_points(lo, cell, dims, points)
 }
 
 /// The growth state: nodes, attractors and their nearest nodes.
 struct Growth<'a, const D: usize> {
     params: &'a GrowthParams,
     attractors: &'a [[f64; D]],
-    grid: AttractorGrid<D>,
+    grid: BoxGrid<D>,
     alive: Vec<bool>,
     n_alive: usize,
     /// Each attractor's nearest node within influence and the squared distance.
@@ -413,8 +333,10 @@ impl<const D: usize> Growth<'_, D> {
         let closest = &mut self.closest;
         let pulls = &mut self.pulls;
         let n_alive = &mut self.n_alive;
-        self.grid
-            .for_each_near(&p, self.params.influence_radius, |a| {
+        self.grid.for_each_in_box(
+            p.map(|v| v - self.params.influence_radius),
+            p.map(|v| v + self.params.influence_radius),
+            |a| {
                 let a = a as usize;
                 if !alive[a] {
                     return;
@@ -427,7 +349,8 @@ impl<const D: usize> Growth<'_, D> {
                     closest[a] = Some((idx, d2));
                     pulls[a] = 0;
                 }
-            });
+            },
+        );
         idx
     }
 
@@ -474,7 +397,7 @@ pub fn grow<const D: usize>(
     let mut g = Growth {
         params,
         attractors,
-        grid: AttractorGrid::new(attractors, cell),
+        grid: attractor_grid(attractors, cell),
         alive: vec![true; attractors.len()],
         n_alive: attractors.len(),
         closest: vec![None; attractors.len()],

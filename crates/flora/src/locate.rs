@@ -1,14 +1,12 @@
 //! Spatial lookups on the map: the region (Voronoi cell) holding a point, and the distance to
-//! river polylines.
+//! river polylines, all on the one spatial grid (`orogen_sampling::grid::BoxGrid`).
 
-/// A uniform grid of points in CSR form over a rectangle.
+use orogen_sampling::grid::BoxGrid;
+
+/// A uniform grid of points over a rectangle (the one spatial grid, `orogen_sampling::grid`).
 #[derive(Clone, Debug)]
 pub(crate) struct PointGrid {
-    cell: f64,
-    nx: usize,
-    ny: usize,
-    offsets: Vec<u32>,
-    items: Vec<u32>,
+    grid: BoxGrid<2>,
 }
 
 impl PointGrid {
@@ -17,42 +15,9 @@ impl PointGrid {
         let nx = ((width / cell).ceil() as usize).clamp(1, 1 << 15);
         let ny = ((height / cell).ceil() as usize).clamp(1, 1 << 15);
         let cell = (width / nx as f64).max(height / ny as f64);
-        let mut grid = PointGrid {
-            cell,
-            nx,
-            ny,
-            offsets: vec![0; nx * ny + 1],
-            items: vec![0; points.len()],
-        };
-        let cells: Vec<usize> = points.iter().map(|p| grid.cell_of(*p)).collect();
-        for &c in &cells {
-            grid.offsets[c + 1] += 1;
+        PointGrid {
+            grid: BoxGrid::from_points([0.0, 0.0], cell, [nx, ny], points),
         }
-        for i in 0..nx * ny {
-            grid.offsets[i + 1] += grid.offsets[i];
-        }
-        let mut fill = grid.offsets.clone();
-        for (i, &c) in cells.iter().enumerate() {
-            grid.items[fill[c] as usize] = i as u32;
-            fill[c] += 1;
-        }
-        grid
-    }
-
-    fn col_row(&self, p: [f64; 2]) -> (usize, usize) {
-        let c = (p[0] / self.cell).floor().clamp(0.0, (self.nx - 1) as f64) as usize;
-        let r = (p[1] / self.cell).floor().clamp(0.0, (self.ny - 1) as f64) as usize;
-        (c, r)
-    }
-
-    fn cell_of(&self, p: [f64; 2]) -> usize {
-        let (c, r) = self.col_row(p);
-        r * self.nx + c
-    }
-
-    fn items_at(&self, c: usize, r: usize) -> &[u32] {
-        let i = r * self.nx + c;
-        &self.items[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 
     /// The nearest point to `p` (ties to the lower index), searching rings of cells outward.
@@ -60,28 +25,29 @@ impl PointGrid {
         if points.is_empty() {
             return None;
         }
-        let (c, r) = self.col_row(p);
+        let [c, r] = self.grid.coords(&p);
         let (c, r) = (c as isize, r as isize);
+        let [nx, ny] = self.grid.dims();
         let mut best: Option<(f64, u32)> = None;
-        let max_ring = self.nx.max(self.ny) as isize;
+        let max_ring = nx.max(ny) as isize;
         for ring in 0..=max_ring {
             // Every point in ring `ring` or beyond is at least (ring - 1) cells away.
             if let Some((d2, _)) = best {
-                let bound = (ring - 1).max(0) as f64 * self.cell;
+                let bound = (ring - 1).max(0) as f64 * self.grid.cell();
                 if bound * bound > d2 {
                     break;
                 }
             }
             for row in r - ring..=r + ring {
-                if row < 0 || row >= self.ny as isize {
+                if row < 0 || row >= ny as isize {
                     continue;
                 }
                 let on_edge_row = row == r - ring || row == r + ring;
                 let step = if on_edge_row { 1 } else { (2 * ring).max(1) };
                 let mut col = c - ring;
                 while col <= c + ring {
-                    if col >= 0 && col < self.nx as isize {
-                        for &i in self.items_at(col as usize, row as usize) {
+                    if col >= 0 && col < nx as isize {
+                        for &i in self.grid.items_at([col as usize, row as usize]) {
                             let q = points[i as usize];
                             let d2 = (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2);
                             if best.is_none_or(|(b, j)| d2 < b || (d2 == b && i < j)) {
@@ -124,11 +90,8 @@ impl SiteLocator {
 pub struct SegmentMask {
     segments: Vec<[[f64; 2]; 2]>,
     clearance: f64,
-    cell: f64,
-    nx: usize,
-    ny: usize,
-    offsets: Vec<u32>,
-    items: Vec<u32>,
+    /// Each segment listed in every cell its box widened by the clearance overlaps.
+    grid: BoxGrid<2>,
 }
 
 impl SegmentMask {
@@ -143,46 +106,24 @@ impl SegmentMask {
         let nx = ((width / cell).ceil() as usize).clamp(1, 1024);
         let ny = ((height / cell).ceil() as usize).clamp(1, 1024);
         let cell = (width / nx as f64).max(height / ny as f64);
-        let range = |a: f64, b: f64, n: usize| {
-            let lo = ((a.min(b) - clearance) / cell).floor().max(0.0) as usize;
-            let hi = (((a.max(b) + clearance) / cell).floor().max(0.0) as usize).min(n - 1);
-            lo.min(n - 1)..=hi
-        };
-        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nx * ny];
-        for (i, s) in segments.iter().enumerate() {
-            for r in range(s[0][1], s[1][1], ny) {
-                for c in range(s[0][0], s[1][0], nx) {
-                    lists[r * nx + c].push(i as u32);
-                }
-            }
-        }
-        let mut offsets = Vec::with_capacity(nx * ny + 1);
-        let mut items = Vec::new();
-        offsets.push(0);
-        for l in lists {
-            items.extend(l);
-            offsets.push(items.len() as u32);
-        }
+        let grid = BoxGrid::from_boxes([0.0, 0.0], cell, [nx, ny], segments.len(), |i| {
+            let [a, b] = segments[i];
+            (
+                [a[0].min(b[0]) - clearance, a[1].min(b[1]) - clearance],
+                [a[0].max(b[0]) + clearance, a[1].max(b[1]) + clearance],
+            )
+        });
         SegmentMask {
             segments,
             clearance,
-            cell,
-            nx,
-            ny,
-            offsets,
-            items,
+            grid,
         }
     }
 
     /// True when `p` is within the clearance of a segment.
     pub fn contains(&self, p: [f64; 2]) -> bool {
-        if self.segments.is_empty() {
-            return false;
-        }
-        let c = (p[0] / self.cell).floor().clamp(0.0, (self.nx - 1) as f64) as usize;
-        let r = (p[1] / self.cell).floor().clamp(0.0, (self.ny - 1) as f64) as usize;
-        let i = r * self.nx + c;
-        self.items[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+        self.grid
+            .items_at(self.grid.coords(&p))
             .iter()
             .any(|&s| segment_distance(p, self.segments[s as usize]) <= self.clearance)
     }
@@ -193,11 +134,7 @@ impl SegmentMask {
 #[derive(Clone, Debug)]
 pub struct DiscMask {
     discs: Vec<([f64; 2], f64)>,
-    cell: f64,
-    nx: usize,
-    ny: usize,
-    offsets: Vec<u32>,
-    items: Vec<u32>,
+    grid: BoxGrid<2>,
 }
 
 impl DiscMask {
@@ -206,55 +143,19 @@ impl DiscMask {
         let nx = ((width / cell).ceil() as usize).clamp(1, 8192);
         let ny = ((height / cell).ceil() as usize).clamp(1, 8192);
         let cell = (width / nx as f64).max(height / ny as f64);
-        let range = |a: f64, r: f64, n: usize| {
-            let lo = (((a - r) / cell).floor().max(0.0) as usize).min(n - 1);
-            let hi = (((a + r) / cell).floor().max(0.0) as usize).min(n - 1);
-            lo..=hi
-        };
-        let mut counts = vec![0u32; nx * ny + 1];
-        for &(c, r) in &discs {
-            for row in range(c[1], r, ny) {
-                for col in range(c[0], r, nx) {
-                    counts[row * nx + col + 1] += 1;
-                }
-            }
-        }
-        for i in 0..nx * ny {
-            counts[i + 1] += counts[i];
-        }
-        let offsets = counts;
-        let mut fill = offsets.clone();
-        let mut items = vec![0u32; offsets[nx * ny] as usize];
-        for (i, &(c, r)) in discs.iter().enumerate() {
-            for row in range(c[1], r, ny) {
-                for col in range(c[0], r, nx) {
-                    let k = row * nx + col;
-                    items[fill[k] as usize] = i as u32;
-                    fill[k] += 1;
-                }
-            }
-        }
-        DiscMask {
-            discs,
-            cell,
-            nx,
-            ny,
-            offsets,
-            items,
-        }
+        let grid = BoxGrid::from_boxes([0.0, 0.0], cell, [nx, ny], discs.len(), |i| {
+            let (c, r) = discs[i];
+            ([c[0] - r, c[1] - r], [c[0] + r, c[1] + r])
+        });
+        DiscMask { discs, grid }
     }
 
     /// True when `p` lies strictly inside a disc.
     pub fn contains(&self, p: [f64; 2]) -> bool {
-        let c = (p[0] / self.cell).floor().clamp(0.0, (self.nx - 1) as f64) as usize;
-        let r = (p[1] / self.cell).floor().clamp(0.0, (self.ny - 1) as f64) as usize;
-        let i = r * self.nx + c;
-        self.items[self.offsets[i] as usize..self.offsets[i + 1] as usize]
-            .iter()
-            .any(|&d| {
-                let (q, rad) = self.discs[d as usize];
-                (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2) < rad * rad
-            })
+        self.grid.items_at(self.grid.coords(&p)).iter().any(|&d| {
+            let (q, rad) = self.discs[d as usize];
+            (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2) < rad * rad
+        })
     }
 }
 

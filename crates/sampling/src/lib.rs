@@ -52,6 +52,7 @@ use orogen_world::params::{ParamError, in_range, positive_finite};
 use rand::Rng;
 use thiserror::Error;
 
+pub mod grid;
 mod masked;
 pub use masked::{DiscPoint, MASKED_K, poisson_disc_masked};
 

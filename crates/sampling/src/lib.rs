@@ -434,34 +434,24 @@ mod tests {
     /// Share of probe points (uniform in the rectangle) at distance >= r from every sample:
     /// places where another point would still fit.
     fn empty_share(points: &[[f64; 2]], rect: Rect, r: f64, probes: usize, seed: u64) -> f64 {
-        // A coarse bucket grid of side r built here for the lookup.
-        let gw = (rect.width() / r).ceil() as usize;
-        let gh = (rect.height() / r).ceil() as usize;
-        let mut buckets = vec![Vec::new(); gw * gh];
-        for (i, p) in points.iter().enumerate() {
-            let cx = (((p[0] - rect.x0) / r) as usize).min(gw - 1);
-            let cy = (((p[1] - rect.y0) / r) as usize).min(gh - 1);
-            buckets[cy * gw + cx].push(i);
-        }
+        // The lookup on the crate's static grid (cells of side r), not the sampler's own.
+        let dims = [
+            ((rect.width() / r).ceil() as usize).max(1),
+            ((rect.height() / r).ceil() as usize).max(1),
+        ];
+        let grid = crate::grid::BoxGrid::from_points([rect.x0, rect.y0], r, dims, points);
         let mut rng = rng_from_seed(seed);
         let mut free = 0;
         for _ in 0..probes {
             let x = rect.x0 + unit_f64(&mut rng) * rect.width();
             let y = rect.y0 + unit_f64(&mut rng) * rect.height();
-            let cx = (((x - rect.x0) / r) as usize).min(gw - 1) as isize;
-            let cy = (((y - rect.y0) / r) as usize).min(gh - 1) as isize;
             let mut fits = true;
-            'search: for gy in (cy - 1).max(0)..=(cy + 1).min(gh as isize - 1) {
-                for gx in (cx - 1).max(0)..=(cx + 1).min(gw as isize - 1) {
-                    for &i in &buckets[gy as usize * gw + gx as usize] {
-                        let [px, py] = points[i];
-                        if ((px - x).powi(2) + (py - y).powi(2)).sqrt() < r {
-                            fits = false;
-                            break 'search;
-                        }
-                    }
+            grid.for_each_in_box([x - r, y - r], [x + r, y + r], |i| {
+                let [px, py] = points[i as usize];
+                if ((px - x).powi(2) + (py - y).powi(2)).sqrt() < r {
+                    fits = false;
                 }
-            }
+            });
             if fits {
                 free += 1;
             }

@@ -5,7 +5,6 @@
 //! measures this stage alone.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ndarray::Array1;
 use orogen_biome::{ColorTable, Palette, Params, Whittaker};
 use orogen_export::colormap::{ColormapOptions, WaterColors, colormap};
 use orogen_export::grid::PixelGrid;
@@ -34,18 +33,10 @@ fn mesh_world(cells: usize) -> World {
         .collect();
     let kind: Vec<u8> = base.iter().map(|&b| u8::from(b <= 0.0)).collect();
     world
-        .set_layer(
-            "region_elevation",
-            Domain::Region,
-            Array1::from(elev).into_dyn(),
-        )
+        .set_values("region_elevation", Domain::Region, elev)
         .unwrap();
     world
-        .set_layer(
-            "region_water",
-            Domain::Region,
-            Array1::from(kind).into_dyn(),
-        )
+        .set_values("region_water", Domain::Region, kind)
         .unwrap();
     world
 }

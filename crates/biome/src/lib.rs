@@ -65,7 +65,7 @@ pub mod classify;
 pub mod color;
 pub mod moisture;
 
-use ndarray::{Array1, Array3};
+use ndarray::Array3;
 use orogen_world::ids::water;
 use orogen_world::params::{ParamError, Spec, check_specs, in_range};
 use orogen_world::{Domain, World, WorldError, seed};
@@ -433,16 +433,8 @@ pub fn run_prepared(world: &mut World, params: &Params, prepared: &Prepared) -> 
     }
     let region_biome =
         classify_regions(&params.whittaker, &elevation, &region_moisture, &water_kind);
-    world.set_layer(
-        "region_moisture",
-        Domain::Region,
-        Array1::from(region_moisture).into_dyn(),
-    )?;
-    world.set_layer(
-        "region_biome",
-        Domain::Region,
-        Array1::from(region_biome).into_dyn(),
-    )?;
+    world.set_values("region_moisture", Domain::Region, region_moisture)?;
+    world.set_values("region_biome", Domain::Region, region_biome)?;
     let rgb: Array3<f32> = prepared.table.rgb.clone();
     world.set_layer("biome_color_table", Domain::Free, rgb.into_dyn())?;
     Ok(())
@@ -451,7 +443,7 @@ pub fn run_prepared(world: &mut World, params: &Params, prepared: &Prepared) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::Array2;
+    use ndarray::{Array1, Array2};
     use orogen_world::ids::Biome;
     use orogen_world::{Csr, DualMesh, Layer, WorldMeta};
 
@@ -527,18 +519,10 @@ mod tests {
             kind.push(if e > 0.0 { water::LAND } else { water::OCEAN });
         }
         world
-            .set_layer(
-                "region_elevation",
-                Domain::Region,
-                Array1::from(elev).into_dyn(),
-            )
+            .set_values("region_elevation", Domain::Region, elev)
             .unwrap();
         world
-            .set_layer(
-                "region_water",
-                Domain::Region,
-                Array1::from(kind).into_dyn(),
-            )
+            .set_values("region_water", Domain::Region, kind)
             .unwrap();
         world
     }

@@ -742,9 +742,7 @@ mod tests {
     }
 
     fn set_region(world: &mut World, name: &str, v: Vec<f32>) {
-        world
-            .set_layer(name, Domain::Region, Array1::from(v).into_dyn())
-            .unwrap();
+        world.set_values(name, Domain::Region, v).unwrap();
     }
 
     fn water() -> WaterColors {
@@ -773,11 +771,7 @@ mod tests {
         );
         let kind: Vec<u8> = (0..n).map(|r| u8::from(xy[[r, 0]] < 0.5)).collect();
         world
-            .set_layer(
-                "region_water",
-                Domain::Region,
-                Array1::from(kind).into_dyn(),
-            )
+            .set_values("region_water", Domain::Region, kind)
             .unwrap();
         // A table whose red is elevation and green is moisture.
         let table = Array3::from_shape_fn((8, 8, 3), |(i, j, c)| match c {
@@ -931,11 +925,7 @@ mod tests {
         let n = 25;
         let ids: Vec<u8> = (0..n).map(|r| (r % 11) as u8).collect();
         world
-            .set_layer(
-                "region_biome",
-                Domain::Region,
-                Array1::from(ids.clone()).into_dyn(),
-            )
+            .set_values("region_biome", Domain::Region, ids.clone())
             .unwrap();
         let colors: Vec<Rgb> = (0..11)
             .map(|i| [i as f32 / 10.0, 0.5, 1.0 - i as f32 / 10.0])

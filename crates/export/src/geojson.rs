@@ -529,12 +529,8 @@ mod tests {
         let xy = ndarray::array![[0.1, 0.1], [0.9, 0.5]];
         w.set_layer("flora_xy", Domain::Free, xy.into_dyn())
             .unwrap();
-        w.set_layer(
-            "flora_species",
-            Domain::Free,
-            Array1::from(vec![3u32, 4]).into_dyn(),
-        )
-        .unwrap();
+        w.set_values("flora_species", Domain::Free, vec![3u32, 4])
+            .unwrap();
         w
     }
 
@@ -655,12 +651,8 @@ mod tests {
         let ids: Array1<i32> = kind.mapv(|k| if k == water::LAKE { 0 } else { -1 });
         w.set_layer("region_lake", Domain::Region, ids.into_dyn())
             .unwrap();
-        w.set_layer(
-            "lake_surface",
-            Domain::Free,
-            Array1::from(vec![0.05f32]).into_dyn(),
-        )
-        .unwrap();
+        w.set_values("lake_surface", Domain::Free, vec![0.05f32])
+            .unwrap();
         let v = feature_collection(&w).unwrap();
         let lakes: Vec<_> = v["features"]
             .as_array()

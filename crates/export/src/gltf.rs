@@ -839,24 +839,12 @@ mod tests {
         let xy = Array2::from_shape_vec((3, 2), vec![0.7, 0.2, 0.8, 0.5, 0.9, 0.9]).unwrap();
         w.set_layer("flora_xy", Domain::Free, xy.into_dyn())
             .unwrap();
-        w.set_layer(
-            "flora_model",
-            Domain::Free,
-            Array1::from(vec![0u32, 1, 0]).into_dyn(),
-        )
-        .unwrap();
-        w.set_layer(
-            "flora_size",
-            Domain::Free,
-            Array1::from(vec![10f32, 20.0, 15.0]).into_dyn(),
-        )
-        .unwrap();
-        w.set_layer(
-            "flora_seed",
-            Domain::Free,
-            Array1::from(vec![1u32, 2, 3]).into_dyn(),
-        )
-        .unwrap();
+        w.set_values("flora_model", Domain::Free, vec![0u32, 1, 0])
+            .unwrap();
+        w.set_values("flora_size", Domain::Free, vec![10f32, 20.0, 15.0])
+            .unwrap();
+        w.set_values("flora_seed", Domain::Free, vec![1u32, 2, 3])
+            .unwrap();
         // Model 0: a trunk and two branches; model 1: a trunk and one branch.
         let rows: Vec<[f32; 4]> = vec![
             [0.0, 0.0, 0.0, 0.02],
@@ -880,12 +868,8 @@ mod tests {
             Layer::ragged(Domain::Free, offsets, parent.into_dyn()),
         )
         .unwrap();
-        w.set_layer(
-            "tree_model_species",
-            Domain::Free,
-            Array1::from(vec![0u32, 3]).into_dyn(),
-        )
-        .unwrap();
+        w.set_values("tree_model_species", Domain::Free, vec![0u32, 3])
+            .unwrap();
         w
     }
 
@@ -982,12 +966,8 @@ mod tests {
         w.remove_layer("corner_elevation");
         assert!(glb(&w, &options(9)).is_err());
         let mut w = world();
-        w.set_layer(
-            "flora_model",
-            Domain::Free,
-            Array1::from(vec![0u32, 5, 0]).into_dyn(),
-        )
-        .unwrap();
+        w.set_values("flora_model", Domain::Free, vec![0u32, 5, 0])
+            .unwrap();
         assert!(glb(&w, &options(9)).is_err());
     }
 

@@ -185,10 +185,10 @@ mod tests {
             )
             .unwrap();
         world
-            .set_layer(
+            .set_values(
                 "region_elevation",
                 Domain::Region,
-                Array1::from(vec![-1.0f32, 1.0, 0.0, 0.0]).into_dyn(),
+                vec![-1.0f32, 1.0, 0.0, 0.0],
             )
             .unwrap();
         world

@@ -4,7 +4,7 @@
 //! [`classic_trees`] works on a heightmap you bring (`[row, col]`, vertex sampling over a
 //! `width x height` map, sampled bilinearly); [`run_classic`] adapts it to the pipeline.
 
-use ndarray::{Array1, Array2, ArrayView2};
+use ndarray::{Array2, ArrayView2};
 use orogen_sampling::{Rect, poisson_disc, unit_f64};
 use orogen_world::interp::sample_bilinear;
 use orogen_world::params::{ParamError, ParamInfo, Spec, check_specs, describe_specs, in_range};
@@ -281,16 +281,8 @@ pub fn run_classic(world: &mut World, params: &ClassicTreeParams) -> Result<(), 
     let n = trees.xy.len();
     let xy = Array2::from_shape_fn((n, 2), |(i, k)| trees.xy[i][k]);
     world.set_layer("classic_tree_xy", Domain::Free, xy.into_dyn())?;
-    world.set_layer(
-        "classic_tree_size",
-        Domain::Free,
-        Array1::from(trees.size).into_dyn(),
-    )?;
-    world.set_layer(
-        "classic_tree_model",
-        Domain::Free,
-        Array1::from(trees.model).into_dyn(),
-    )?;
+    world.set_values("classic_tree_size", Domain::Free, trees.size)?;
+    world.set_values("classic_tree_model", Domain::Free, trees.model)?;
     let skeletons: Vec<&Skeleton<2>> = trees.silhouettes.iter().collect();
     let (offsets, rows, parent) = skeleton_rows(&skeletons);
     world.insert_layer(

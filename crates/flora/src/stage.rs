@@ -261,11 +261,7 @@ fn write_instances(world: &mut World, inst: &Instances) -> Result<(), Error> {
     world.set_layer("flora_xy", Domain::Free, xy.into_dyn())?;
     let vec_u32 = |v: &[u32]| Array1::from(v.to_vec()).into_dyn();
     world.set_layer("flora_species", Domain::Free, vec_u32(&inst.species))?;
-    world.set_layer(
-        "flora_size",
-        Domain::Free,
-        Array1::from(inst.size.clone()).into_dyn(),
-    )?;
+    world.set_values("flora_size", Domain::Free, inst.size.clone())?;
     world.set_layer("flora_model", Domain::Free, vec_u32(&inst.model))?;
     world.set_layer("flora_seed", Domain::Free, vec_u32(&inst.seed))?;
     world.insert_layer(
@@ -319,11 +315,7 @@ fn write_models(world: &mut World, models: &[TreeModel]) -> Result<(), Error> {
         )?;
     }
     let species: Vec<u32> = models.iter().map(|m| m.species).collect();
-    world.set_layer(
-        "tree_model_species",
-        Domain::Free,
-        Array1::from(species).into_dyn(),
-    )?;
+    world.set_values("tree_model_species", Domain::Free, species)?;
     Ok(())
 }
 

@@ -289,22 +289,10 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         Domain::Corner,
         dyn1(h.flow.iter().map(|&f| f as f32).collect()),
     )?;
-    world.set_layer(
-        "corner_sea_hops",
-        Domain::Corner,
-        Array1::from(h.hops).into_dyn(),
-    )?;
+    world.set_values("corner_sea_hops", Domain::Corner, h.hops)?;
     world.set_layer("corner_sea_distance", Domain::Corner, dyn1(h.sea_distance))?;
-    world.set_layer(
-        "corner_lake",
-        Domain::Corner,
-        Array1::from(h.lakes.corner_lake).into_dyn(),
-    )?;
-    world.set_layer(
-        "region_lake",
-        Domain::Region,
-        Array1::from(h.lakes.region_lake).into_dyn(),
-    )?;
+    world.set_values("corner_lake", Domain::Corner, h.lakes.corner_lake)?;
+    world.set_values("region_lake", Domain::Region, h.lakes.region_lake)?;
     world.set_layer("lake_surface", Domain::Free, dyn1(h.lakes.surface))?;
     world.insert_layer(
         "lake_outlet",

@@ -439,11 +439,7 @@ pub fn insert_mesh(world: &mut World, relaxed: RelaxedMesh) -> Result<(), MeshEr
         polygon_xy,
     } = relaxed.cells;
     world.set_mesh(mesh)?;
-    world.set_layer(
-        "region_area",
-        Domain::Region,
-        Array1::from(region_area).into_dyn(),
-    )?;
+    world.set_values("region_area", Domain::Region, region_area)?;
     let n_points = polygon_xy.len();
     let flat: Vec<f64> = polygon_xy.into_iter().flatten().collect();
     let values = Array2::from_shape_vec((n_points, 2), flat).expect("two values per point");
@@ -455,11 +451,7 @@ pub fn insert_mesh(world: &mut World, relaxed: RelaxedMesh) -> Result<(), MeshEr
             values.into_dyn(),
         ),
     )?;
-    world.set_layer(
-        "lloyd_area_cv",
-        Domain::Free,
-        Array1::from(relaxed.lloyd_area_cv).into_dyn(),
-    )?;
+    world.set_values("lloyd_area_cv", Domain::Free, relaxed.lloyd_area_cv)?;
     Ok(())
 }
 

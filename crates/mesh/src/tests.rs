@@ -276,11 +276,7 @@ fn world_from(sites: &[[f64; 2]], flags: &[u8], iterations: u32) -> World {
     } = relaxed.cells;
     world.set_mesh(mesh).unwrap();
     world
-        .set_layer(
-            "region_area",
-            Domain::Region,
-            Array1::from(region_area).into_dyn(),
-        )
+        .set_values("region_area", Domain::Region, region_area)
         .unwrap();
     let n = polygon_xy.len();
     let values =

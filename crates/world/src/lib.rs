@@ -16,7 +16,7 @@
 //! use ndarray::Array1;
 //!
 //! let mut world = World::new(WorldMeta::default());
-//! world.set_layer("temperature", Domain::Free, Array1::from(vec![1.5f32, 2.5]).into_dyn())?;
+//! world.set_values("temperature", Domain::Free, vec![1.5f32, 2.5])?;
 //! let mut bytes = Vec::new();
 //! world.write_npz(&mut bytes, "{}")?;
 //! let (back, config) = World::read_npz(&bytes[..])?;

@@ -139,6 +139,17 @@ impl World {
         self.insert_layer(name, Layer::dense(domain, T::wrap(array)))
     }
 
+    /// Adds or replaces a dense one-dimensional layer from plain values (one per item of
+    /// `domain`): [`set_layer`](Self::set_layer) without building the array.
+    pub fn set_values<T: Element>(
+        &mut self,
+        name: &str,
+        domain: Domain,
+        values: Vec<T>,
+    ) -> Result<(), WorldError> {
+        self.set_layer(name, domain, ndarray::Array1::from(values).into_dyn())
+    }
+
     /// Adds or replaces any layer after checking its shape and indices against the mesh.
     pub fn insert_layer(&mut self, name: &str, layer: Layer) -> Result<(), WorldError> {
         self.check_layer(name, &layer)

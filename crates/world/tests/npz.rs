@@ -1,6 +1,6 @@
 //! The `.npz` world format: round trips and refusals.
 
-use ndarray::{Array1, Array2, array};
+use ndarray::{Array2, array};
 use orogen_world::{Csr, Domain, DualMesh, Layer, World, WorldError, WorldMeta};
 
 /// The unit square split by its centre: 4 boundary sites, 1 interior site, 4 triangles.
@@ -46,18 +46,14 @@ fn sample_world() -> World {
     });
     world.set_mesh(tiny_mesh()).unwrap();
     world
-        .set_layer(
+        .set_values(
             "elevation",
             Domain::Region,
-            Array1::from(vec![-1.0f32, 0.25, 1.0, -0.5, 0.5]).into_dyn(),
+            vec![-1.0f32, 0.25, 1.0, -0.5, 0.5],
         )
         .unwrap();
     world
-        .set_layer(
-            "corner_flow",
-            Domain::Corner,
-            Array1::from(vec![1u32, 2, 3, 4]).into_dyn(),
-        )
+        .set_values("corner_flow", Domain::Corner, vec![1u32, 2, 3, 4])
         .unwrap();
     world
         .set_layer(
@@ -147,11 +143,7 @@ fn out_of_range_index_names_the_array() {
 fn layer_lengths_are_checked_against_the_mesh() {
     let mut world = sample_world();
     let err = world
-        .set_layer(
-            "moisture",
-            Domain::Region,
-            Array1::from(vec![0.5f32; 4]).into_dyn(),
-        )
+        .set_values("moisture", Domain::Region, vec![0.5f32; 4])
         .unwrap_err();
     assert!(err.to_string().contains("expected 5"), "{err}");
     let err = world

@@ -177,25 +177,13 @@ pub fn island_world(m: usize, seed: u64) -> World {
     });
     world.set_mesh(mesh).unwrap();
     world
-        .set_layer(
-            "region_elevation",
-            Domain::Region,
-            Array1::from(elev).into_dyn(),
-        )
+        .set_values("region_elevation", Domain::Region, elev)
         .unwrap();
     world
-        .set_layer(
-            "corner_elevation",
-            Domain::Corner,
-            Array1::from(corner_elev).into_dyn(),
-        )
+        .set_values("corner_elevation", Domain::Corner, corner_elev)
         .unwrap();
     world
-        .set_layer(
-            "region_water",
-            Domain::Region,
-            Array1::from(kind).into_dyn(),
-        )
+        .set_values("region_water", Domain::Region, kind)
         .unwrap();
     world
 }

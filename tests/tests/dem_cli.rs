@@ -150,17 +150,11 @@ fn a_16_bit_png_heightmap_fills_to_a_png() {
 
 /// A `.npy` file with the given dtype, shape (a Python tuple) and data bytes.
 fn npy_file(path: &Path, descr: &str, shape: &str, data: &[u8]) {
-    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    let mut header = dict.into_bytes();
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(b' ');
-    }
-    header.push(b'\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(&header);
-    bytes.extend_from_slice(data);
-    std::fs::write(path, bytes).unwrap();
+    std::fs::write(
+        path,
+        orogen_world::testing::npy_bytes(descr, false, shape, data),
+    )
+    .unwrap();
 }
 
 #[test]

@@ -703,18 +703,7 @@ mod tests {
 
     /// A `.npy` file; `fortran`: the data is in column-major order.
     fn npy_bytes_in(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
-        let order = if fortran { "True" } else { "False" };
-        let dict = format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': {shape}, }}");
-        let mut header = dict.into_bytes();
-        while (10 + header.len() + 1) % 64 != 0 {
-            header.push(b' ');
-        }
-        header.push(b'\n');
-        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-        bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        bytes.extend_from_slice(&header);
-        bytes.extend_from_slice(data);
-        bytes
+        orogen_world::testing::npy_bytes(descr, fortran, shape, data)
     }
 
     fn read(bytes: &[u8]) -> Result<Grid, DemError> {

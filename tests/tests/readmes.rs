@@ -41,6 +41,7 @@ fn problems(dir: &Path) -> Vec<String> {
     for field in [
         "description =",
         "readme = \"README.md\"",
+        "documentation =",
         "keywords =",
         "categories =",
         "rust-version.workspace = true",
@@ -126,7 +127,7 @@ fn the_checks_catch_a_stale_readme() {
     fs::create_dir_all(demo.join("examples")).unwrap();
     fs::write(
         demo.join("Cargo.toml"),
-        "description = \"x\"\nreadme = \"README.md\"\nkeywords = []\ncategories = []\n\
+        "description = \"x\"\nreadme = \"README.md\"\ndocumentation = \"x\"\nkeywords = []\ncategories = []\n\
          rust-version.workspace = true\nlicense.workspace = true\n",
     )
     .unwrap();

@@ -125,17 +125,16 @@ impl NpyGrid {
 /// Messages a timely operator collects for the worker to read after the step.
 type Shared<T> = Rc<RefCell<Vec<T>>>;
 
+/// The `.npy` header of a float32 C-order `rows x cols` array, as `ndarray_npy::write_npy`
+/// writes it (so the output is the single-process fill's bytes).
 fn npy_header(rows: usize, cols: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {cols})}}");
-    let mut header = dict.into_bytes();
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(b' ');
+    Header {
+        type_descriptor: <f32 as ndarray_npy::WritableElement>::type_descriptor(),
+        layout: ndarray_npy::npy::header::Layout::Standard,
+        shape: vec![rows, cols],
     }
-    header.push(b'\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend((header.len() as u16).to_le_bytes());
-    out.extend(header);
-    out
+    .to_bytes()
+    .expect("a float32 header formats")
 }
 
 /// The temporary name every process writes the output under.

@@ -145,7 +145,14 @@ pub fn read(
     }
     let needed = needed.unwrap_or_default();
     let mut limits = Limits::default();
-    limits.decoding_buffer_size = needed.max(1);
+    // Tag values (the georeferencing) are read under the same limit, charged at their in-memory
+    // size (one `Value` per element): a valid file has at most one element per byte, so a tiny
+    // raster with long tags still reads, and nothing beyond what the bytes given can hold is
+    // allocated.
+    let tag_bound = bytes
+        .len()
+        .saturating_mul(std::mem::size_of::<tiff::decoder::ifd::Value>());
+    limits.decoding_buffer_size = needed.max(tag_bound).max(1);
     limits.intermediate_buffer_size = needed.max(1 << 20);
     decoder = decoder.with_limits(limits);
 
@@ -274,4 +281,47 @@ pub fn write(
     }
     w.write_all(buf.get_ref())
         .map_err(|e| err(tiff::TiffError::IoError(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 2 x 2 DEM whose georeferencing (a GDAL-style UTM GeoTIFF: tiepoint, pixel scale, keys,
+    /// ASCII citation) takes more bytes than its pixels reads back with every tag (GDAL's own
+    /// 2 x 2 UTM GeoTIFF was refused with "decoder limits exceeded").
+    #[test]
+    fn a_tiny_geotiff_with_long_tags_reads_back() {
+        let dem = ndarray::array![[1.0f32, 2.0], [3.0, f32::NAN]];
+        let geo = GeoInfo {
+            tags: vec![
+                (33550, TagValue::Doubles(vec![30.0, 30.0, 0.0])),
+                (
+                    33922,
+                    TagValue::Doubles(vec![0.0, 0.0, 0.0, 500_000.0, 4_000_000.0, 0.0]),
+                ),
+                (
+                    34735,
+                    TagValue::Shorts(vec![
+                        1, 1, 0, 6, 1024, 0, 1, 1, 1025, 0, 1, 1, 1026, 34737, 22, 0, 2049, 34737,
+                        7, 22, 3072, 0, 1, 32633, 3076, 0, 1, 9001,
+                    ]),
+                ),
+                (34737, TagValue::Ascii("WGS 84 / UTM zone 33N|".into())),
+            ],
+            nodata_text: Some("nan".into()),
+            nodata: Some(f64::NAN),
+        };
+        let mut bytes = Vec::new();
+        write(&mut bytes, Pixels::F32(&dem), &geo, true).unwrap();
+        let (grid, dtype, back) = read(Path::new("tiny.tif"), &bytes, usize::MAX).unwrap();
+        let super::super::Grid::Elevation(read_dem) = grid else {
+            panic!("an elevation grid")
+        };
+        assert_eq!(read_dem.dim(), (2, 2));
+        assert_eq!(read_dem[[1, 0]], 3.0);
+        assert!(read_dem[[1, 1]].is_nan());
+        assert!(matches!(dtype, Dtype::F32));
+        assert_eq!(back.tags, geo.tags);
+    }
 }

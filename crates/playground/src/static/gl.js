@@ -159,6 +159,17 @@ window.OrogenGL = (() => {
       gl.enableVertexAttribArray(loc);
       gl.vertexAttribPointer(loc, size, gl.FLOAT, false, 0, 0);
     }
+    // A vertex array of `prog` with one float attribute per [name, data, size], replacing `old`;
+    // left bound.
+    function vertexArray(old, prog, attribs) {
+      if (old) gl.deleteVertexArray(old);
+      const vao = gl.createVertexArray();
+      gl.bindVertexArray(vao);
+      for (const [name, data, size] of attribs) {
+        attrib(prog, name, buffer(gl.ARRAY_BUFFER, data), size);
+      }
+      return vao;
+    }
     function dataTexture(old, data, texels) {
       const t = old || gl.createTexture();
       const h = Math.max(1, Math.ceil(texels / TEX_W));
@@ -199,25 +210,17 @@ window.OrogenGL = (() => {
           }
         }
       }
-      const pp = progs.piece;
-      r.vaos.piece = gl.createVertexArray();
-      gl.bindVertexArray(r.vaos.piece);
-      attrib(pp, 'pos', buffer(gl.ARRAY_BUFFER, pos), 2);
-      attrib(pp, 'vid', buffer(gl.ARRAY_BUFFER, vid), 1);
-      attrib(pp, 'side', buffer(gl.ARRAY_BUFFER, side), 1);
-      attrib(pp, 'ra', buffer(gl.ARRAY_BUFFER, ra), 1);
-      attrib(pp, 'rb', buffer(gl.ARRAY_BUFFER, rb), 1);
+      r.vaos.piece = vertexArray(null, progs.piece, [
+        ['pos', pos, 2], ['vid', vid, 1], ['side', side, 1], ['ra', ra, 1], ['rb', rb, 1],
+      ]);
       r.counts.piece = k;
       // Cell outlines.
-      const lp = progs.line;
       const epos = new Float32Array(mesh.edges.length * 2);
       for (let i = 0; i < mesh.edges.length; i++) {
         epos[2 * i] = mesh.corner_xy[2 * mesh.edges[i]];
         epos[2 * i + 1] = mesh.corner_xy[2 * mesh.edges[i] + 1];
       }
-      r.vaos.line = gl.createVertexArray();
-      gl.bindVertexArray(r.vaos.line);
-      attrib(lp, 'pos', buffer(gl.ARRAY_BUFFER, epos), 2);
+      r.vaos.line = vertexArray(null, progs.line, [['pos', epos, 2]]);
       r.counts.line = mesh.edges.length;
       gl.bindVertexArray(null);
       r.mesh = { R, C, corner_regions: cr, width: mesh.width, height: mesh.height };
@@ -287,22 +290,14 @@ window.OrogenGL = (() => {
           }
         }
       }
-      if (r.vaos.river) gl.deleteVertexArray(r.vaos.river);
-      const rp = progs.river;
-      r.vaos.river = gl.createVertexArray();
-      gl.bindVertexArray(r.vaos.river);
-      attrib(rp, 'pos', buffer(gl.ARRAY_BUFFER, pos), 2);
-      attrib(rp, 'nrm', buffer(gl.ARRAY_BUFFER, nrm), 2);
-      attrib(rp, 'halfWidth', buffer(gl.ARRAY_BUFFER, hw), 1);
-      attrib(rp, 'z', buffer(gl.ARRAY_BUFFER, z), 1);
+      r.vaos.river = vertexArray(r.vaos.river, progs.river, [
+        ['pos', pos, 2], ['nrm', nrm, 2], ['halfWidth', hw, 1], ['z', z, 1],
+      ]);
       r.counts.river = k;
       if (w.flora_xy) {
-        if (r.vaos.point) gl.deleteVertexArray(r.vaos.point);
-        const fp = progs.point;
-        r.vaos.point = gl.createVertexArray();
-        gl.bindVertexArray(r.vaos.point);
-        attrib(fp, 'pos', buffer(gl.ARRAY_BUFFER, w.flora_xy), 2);
-        attrib(fp, 'species', buffer(gl.ARRAY_BUFFER, Float32Array.from(w.flora_species)), 1);
+        r.vaos.point = vertexArray(r.vaos.point, progs.point, [
+          ['pos', w.flora_xy, 2], ['species', Float32Array.from(w.flora_species), 1],
+        ]);
         r.counts.point = w.flora_species.length;
       }
       gl.bindVertexArray(null);

@@ -91,11 +91,11 @@ fn placement(c: &mut Criterion) {
             region_of: &|p| locator.region_of(p),
             blocked: &|_| false,
         };
-        let n = place(&ground, &species, &table, &knobs, 5).len();
+        let n = place(&ground, &species, &table, &knobs, 5).unwrap().len();
         eprintln!("flora_place/{cells}: {n} plants");
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(cells), &ground, |b, g| {
-            b.iter(|| place(g, &species, &table, &knobs, 5).len())
+            b.iter(|| place(g, &species, &table, &knobs, 5).unwrap().len())
         });
     }
     group.finish();

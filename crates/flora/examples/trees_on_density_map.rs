@@ -9,7 +9,7 @@ use std::error::Error;
 
 use ndarray::Array2;
 use orogen_flora::{GrowthParams, PACKING, default_species, grow_models};
-use orogen_sampling::poisson_disc_masked;
+use orogen_sampling::{Rect, poisson_disc_masked};
 use orogen_world::seed;
 
 pub fn main() -> Result<(), Box<dyn Error>> {
@@ -38,7 +38,8 @@ pub fn main() -> Result<(), Box<dyn Error>> {
     };
     let r_min = (PACKING / forest).sqrt();
     let mut rng = seed::stage_rng(7, "flora");
-    let trees = poisson_disc_masked(size, size, r_min, 20.0, &radius, &|_| true, &mut rng);
+    let map = Rect::from_size(size, size)?;
+    let trees = poisson_disc_masked(&mut rng, map, r_min, 20.0, radius, |_| true)?;
 
     let west = trees.iter().filter(|(p, _)| p[0] < 250.0).count() as f64;
     let east = trees.len() as f64 - west;

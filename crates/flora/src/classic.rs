@@ -22,35 +22,34 @@ pub const STAGE: &str = "flora";
 
 /// The classic trees' parameters (the landscape article's numbers as defaults). Pixel lengths
 /// are on a canvas `canvas_px` pixels across the map's width; stored layers are in map units.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClassicTreeParams {
-    /// The canvas the pixel lengths refer to. Default: 1024. Range: 16 ..= 32768.
+    /// The canvas the pixel lengths refer to.
     pub canvas_px: f64,
-    /// Poisson-disc minimum distance between trees, in canvas pixels. Default: 18.
-    /// Range: 1 ..= 10000, and at most 5e7 points' worth of canvas.
+    /// Poisson-disc minimum distance between trees, in canvas pixels.
     pub spacing_px: f64,
-    /// Poisson-disc candidates per active point. Default: 30. Range: 1 ..= 10000.
+    /// Poisson-disc candidates per active point.
     pub k: usize,
-    /// Trees grow where the heightmap is at least this. Default: 0.43. Range: 0 ..= 1.
+    /// Trees grow where the heightmap is at least this.
     pub min_elevation: f32,
-    /// ... and at most this. Default: 0.72. Range: min_elevation ..= 1.
+    /// ... and at most this.
     pub max_elevation: f32,
     /// Crown width in canvas pixels at `min_elevation` and at `max_elevation`, linear between.
-    /// Default: [3, 8]. Range: 0.1 ..= 1000 each.
     pub size_px: [f64; 2],
-    /// The silhouette species, from the lowest trees to the highest: a tree's species is its
-    /// place in the elevation band (plus `species_jitter`) cut into equal parts. Only the 2-D
-    /// fields matter (envelope, crown base and radius, `attractors_2d`). Default: a broadleaf
-    /// (ellipsoid) then a spruce (cone). Range: 1 ..= 16 species.
+    /// The silhouette species, from the lowest trees to the highest: a tree's species is its place
+    /// in the elevation band (plus `species_jitter`) cut into equal parts. Only the 2-D fields
+    /// matter (envelope, crown base and radius, `attractors_2d`).
     pub species: Vec<Species>,
-    /// Silhouettes grown per species. Default: 3. Range: 1 ..= 64.
+    /// Silhouettes grown per species.
     pub silhouettes_per_species: u32,
-    /// Random shift of a tree's place in the elevation band before picking its species, so
-    /// species mix at their border. Default: 0.15. Range: 0 ..= 1.
+    /// Random shift of a tree's place in the elevation band before picking its species, so species
+    /// mix at their border.
     pub species_jitter: f64,
-    /// Space colonisation of the silhouettes (lengths in tree heights). Default: as the flora
-    /// stage ([`GrowthParams`]).
+    /// Space colonisation of the silhouettes (lengths in tree heights).
     pub growth: GrowthParams,
 }
 

@@ -14,9 +14,7 @@
 //! Termination: the loop stops when every attractor is dead, when several steps in a row add no
 //! node, or at the iteration cap, whichever comes first ([`Stop`]).
 
-use std::collections::HashMap;
-
-use orogen_sampling::grid::BoxGrid;
+use orogen_sampling::grid::{BoxGrid, HashGrid};
 use orogen_world::params::{ParamError, Spec, check_specs};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -40,27 +38,26 @@ const CELLS_PER_ATTRACTOR: f64 = 2.0;
 
 /// The growth parameters of space colonisation. Lengths are in the units of the attractors
 /// (for orogen's tree models: tree heights, the root at the origin and the crown top at 1).
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GrowthParams {
-    /// An attractor pulls its nearest node only within this distance. Default: 0.15.
-    /// Range: finite, > kill_distance (tree models: at most 4).
+    /// An attractor pulls its nearest node only within this distance.
     pub influence_radius: f64,
-    /// An attractor dies once a node is this close. Default: 0.04.
-    /// Range: segment_length ..= influence_radius (exclusive).
+    /// An attractor dies once a node is this close.
     pub kill_distance: f64,
-    /// The distance from every node to its parent. Default: 0.02. Range: finite, > 0.
+    /// The distance from every node to its parent.
     pub segment_length: f64,
-    /// The most growth steps. Default: 2,000. Range: 1 ..= 1,000,000.
+    /// The most growth steps.
     pub max_iterations: usize,
-    /// Jitter added to each growth direction (a random vector with components in
-    /// [-jitter, jitter] added to the unit direction before renormalising). Default: 0.1.
-    /// Range: 0 ..= 1.
+    /// Jitter added to each growth direction (a random vector with components in [-jitter, jitter]
+    /// added to the unit direction before renormalising).
     pub jitter: f64,
-    /// The pipe model's exponent e: a parent's r^e is the sum of its children's. Default: 2.5.
-    /// Range: 1 ..= 4.
+    /// The pipe model's exponent e: a parent's r^e is the sum of its children's.
     pub pipe_exponent: f64,
-    /// The radius of every tip. Default: 0.002. Range: finite, > 0 (tree models: at most 0.1).
+    /// The radius of every tip.
     pub tip_radius: f64,
 }
 
@@ -279,44 +276,19 @@ struct Growth<'a, const D: usize> {
     abandoned: usize,
     nodes: Vec<[f64; D]>,
     parent: Vec<Option<u32>>,
-    /// Nodes by cell of side segment_length, to refuse a node on top of another.
-    node_cells: HashMap<[i64; D], Vec<u32>>,
+    /// Nodes on the spatial hash grid (cells of side segment_length), to refuse a node on top
+    /// of another.
+    node_cells: HashGrid<D>,
 }
 
 impl<const D: usize> Growth<'_, D> {
-    fn node_key(&self, p: &[f64; D]) -> [i64; D] {
-        std::array::from_fn(|k| (p[k] / self.params.segment_length).floor() as i64)
-    }
-
     /// True when a node lies within the minimum separation of `p`.
     fn occupied(&self, p: &[f64; D]) -> bool {
         let eps = MIN_SEPARATION * self.params.segment_length;
-        let lo: [i64; D] =
-            std::array::from_fn(|k| ((p[k] - eps) / self.params.segment_length).floor() as i64);
-        let hi: [i64; D] =
-            std::array::from_fn(|k| ((p[k] + eps) / self.params.segment_length).floor() as i64);
-        let mut cur = lo;
-        loop {
-            if let Some(list) = self.node_cells.get(&cur)
-                && list
-                    .iter()
-                    .any(|&n| dist2(&self.nodes[n as usize], p) < eps * eps)
-            {
-                return true;
-            }
-            let mut k = 0;
-            loop {
-                if k == D {
-                    return false;
-                }
-                if cur[k] < hi[k] {
-                    cur[k] += 1;
-                    break;
-                }
-                cur[k] = lo[k];
-                k += 1;
-            }
-        }
+        self.node_cells
+            .any_in_box(p.map(|v| v - eps), p.map(|v| v + eps), |n| {
+                dist2(&self.nodes[n as usize], p) < eps * eps
+            })
     }
 
     /// Adds a node and updates the attractors near it: nearest node, death.
@@ -324,8 +296,7 @@ impl<const D: usize> Growth<'_, D> {
         let idx = self.nodes.len() as u32;
         self.nodes.push(p);
         self.parent.push(parent);
-        let key = self.node_key(&p);
-        self.node_cells.entry(key).or_default().push(idx);
+        self.node_cells.insert(&p, idx);
         let influence2 = self.params.influence_radius * self.params.influence_radius;
         let kill2 = self.params.kill_distance * self.params.kill_distance;
         let attractors = self.attractors;
@@ -405,7 +376,7 @@ pub fn grow<const D: usize>(
         abandoned: 0,
         nodes: Vec::new(),
         parent: Vec::new(),
-        node_cells: HashMap::new(),
+        node_cells: HashGrid::new(params.segment_length),
     };
     g.add_node(root, None);
     let s = params.segment_length;

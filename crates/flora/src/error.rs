@@ -12,6 +12,9 @@ pub enum Error {
     /// A missing or malformed world layer (`region_biome` before the biome stage ran).
     #[error(transparent)]
     World(#[from] WorldError),
+    /// Placement could not sample the map (too many discs for the densest biome's spacing).
+    #[error("flora placement: {0}")]
+    Sampling(#[from] orogen_sampling::SamplingError),
     /// A coordinate that is NaN or infinite.
     #[error("non-finite coordinate in {0}")]
     NonFinite(&'static str),

@@ -7,11 +7,12 @@ use rayon::prelude::*;
 
 use crate::locate::DiscMask;
 use crate::species::{FloraTable, Species};
-use orogen_sampling::{DiscPoint, poisson_disc_masked};
+use orogen_sampling::{DiscPoint, Rect, SamplingError, poisson_disc_masked};
 
 /// Maximal Poisson-disc sets of radius r hold about this many points per r^2 of area (measured
-/// on this sampler), so a density rho needs r = sqrt(PACKING / rho).
-pub const PACKING: f64 = 0.62;
+/// on `poisson_disc_masked` with a constant radius: 0.603 ..= 0.605 over seeds 1-3 at
+/// 60,000 points), so a density rho needs r = sqrt(PACKING / rho).
+pub const PACKING: f64 = 0.60;
 
 /// What placement needs to know of the ground: the map, the biome of each region and how to find
 /// the region holding a point.
@@ -84,18 +85,21 @@ impl Instances {
 /// Places canopy trees then undergrowth on the ground (see the module docs).
 ///
 /// Densities are plants per mean cell area (the map's area over the number of regions). The
-/// result depends only on the inputs and `seed`, not on the thread count.
+/// result depends only on the inputs and `seed`, not on the thread count. Errors when the map
+/// is too large for the densest biome's spacing (more than
+/// [`orogen_sampling::MAX_AREA_OVER_R2`] discs).
 pub fn place(
     ground: &Ground<'_>,
     species: &[Species],
     table: &FloraTable,
     placement: &Placement,
     seed: u64,
-) -> Instances {
+) -> Result<Instances, SamplingError> {
     let n_regions = ground.region_biome.len();
     if n_regions == 0 || placement.density_scale == 0.0 {
-        return Instances::default();
+        return Ok(Instances::default());
     }
+    let map = Rect::from_size(ground.width, ground.height)?;
     let cell_area = ground.width * ground.height / n_regions as f64;
     let spacing = cell_area.sqrt();
     let radii = |lists: &[Vec<(u32, f64)>]| -> Vec<Option<f64>> {
@@ -134,19 +138,18 @@ pub fn place(
 
     let sample = |radii: &[Option<f64>], allowed: &dyn Fn([f64; 2]) -> bool, s: u64| {
         let Some(r_min) = radii.iter().flatten().copied().reduce(f64::min) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         poisson_disc_masked(
-            ground.width,
-            ground.height,
+            &mut rng_from_seed(s),
+            map,
             r_min,
             spacing.max(r_min),
-            &|q| biome_radius(radii, q),
+            |q| biome_radius(radii, q),
             allowed,
-            &mut rng_from_seed(s),
         )
     };
-    let canopy: Vec<DiscPoint> = sample(&canopy_r, &|q| !(ground.blocked)(q), canopy_seed);
+    let canopy: Vec<DiscPoint> = sample(&canopy_r, &|q| !(ground.blocked)(q), canopy_seed)?;
     let clear = placement.undergrowth_clearance;
     let mask = DiscMask::new(
         canopy.iter().map(|&(p, r)| (p, clear * r)).collect(),
@@ -158,7 +161,7 @@ pub fn place(
         &under_r,
         &|q| !(ground.blocked)(q) && !mask.contains(q),
         under_seed,
-    );
+    )?;
 
     let n_canopy = canopy.len();
     let per = placement.models_per_species;
@@ -194,7 +197,7 @@ pub fn place(
             (sp, region as u32, size, model, item as u32)
         })
         .collect();
-    Instances {
+    Ok(Instances {
         xy: canopy.iter().chain(&under).map(|&(p, _)| p).collect(),
         species: attrs.iter().map(|a| a.0).collect(),
         region: attrs.iter().map(|a| a.1).collect(),
@@ -202,5 +205,5 @@ pub fn place(
         model: attrs.iter().map(|a| a.3).collect(),
         seed: attrs.iter().map(|a| a.4).collect(),
         n_canopy,
-    }
+    })
 }

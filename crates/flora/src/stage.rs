@@ -20,28 +20,25 @@ use crate::species::{BiomePlants, FloraTable, Species, default_biomes, default_s
 pub const MAX_DENSITY: f64 = 8.0;
 
 /// The flora stage's parameters.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
     /// Space colonisation parameters of every model (lengths in tree heights).
-    /// Default: see [`GrowthParams`].
     pub growth: GrowthParams,
-    /// Tree models grown per species, shared by its instances. Default: 4. Range: 1 ..= 64.
+    /// Tree models grown per species, shared by its instances.
     pub models_per_species: u32,
-    /// Multiplies every density of the biome table. Default: 1. Range: 0 ..= 10.
+    /// Multiplies every density of the biome table.
     pub density_scale: f64,
-    /// Undergrowth keeps this fraction of a canopy tree's disc radius from it. Default: 0.5.
-    /// Range: 0 ..= 2.
+    /// Undergrowth keeps this fraction of a canopy tree's disc radius from it.
     pub undergrowth_clearance: f64,
-    /// Plants keep this many mean cell spacings from a river's course. Default: 0.25.
-    /// Range: 0 ..= 5.
+    /// Plants keep this many mean cell spacings from a river's course.
     pub river_clearance: f64,
-    /// The species table. Default: broadleaf, spruce, kapok, poplar, acacia (canopy), shrub,
-    /// juniper (undergrowth).
+    /// The species table.
     pub species: Vec<Species>,
     /// Per biome, the species growing there and their densities (plants per mean cell area).
-    /// Default: dense forest and rainforest, sparse grassland, taiga and tundra, almost nothing
-    /// in desert and on mountains, nothing on water, beach or snow.
     pub biomes: Vec<BiomePlants>,
 }
 
@@ -220,7 +217,7 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         &table,
         &params.placement(),
         place_seed,
-    );
+    )?;
     write_instances(world, &instances)?;
     write_models(world, &models)?;
     Ok(())

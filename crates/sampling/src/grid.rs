@@ -1,8 +1,14 @@
-//! One spatial grid for static lookups: a uniform grid over a box in `D` dimensions that lists,
-//! per cell, the items (points, or shapes by their bounding boxes) overlapping it, in CSR form.
-//! Built once, read by many queries: the nearest site, the discs or segments near a point, the
-//! attractors within a radius. Each cell lists its items in index order, so every query sees
-//! them in an order that depends only on the input.
+//! The spatial grids, in `D` dimensions, sharing one cell walk:
+//! - [`BoxGrid`], for static lookups: a uniform grid over a box that lists, per cell, the items
+//!   (points, or shapes by their bounding boxes) overlapping it, in CSR form. Built once, read by
+//!   many queries: the nearest site, the discs or segments near a point, the attractors within a
+//!   radius. Each cell lists its items in index order, so every query sees them in an order that
+//!   depends only on the input.
+//! - [`HashGrid`], for points added one at a time anywhere (unbounded): cells in a hash map, each
+//!   listing its points in insertion order (the nodes of a growing tree).
+//!
+//! (The Poisson-disc sampler keeps its own dense one-point-per-cell background grid, part of
+//! Bridson's algorithm.)
 //!
 //! ```
 //! use orogen_sampling::grid::BoxGrid;
@@ -15,6 +21,8 @@
 //! grid.for_each_in_box([0.4, 0.4], [0.6, 0.6], |i| near.push(i)); // all four cells
 //! assert_eq!(near, [0, 1, 2]);
 //! ```
+
+use std::collections::HashMap;
 
 /// A uniform grid over a box, its items listed per cell (CSR): see the [module](self) docs.
 #[derive(Clone, Debug)]
@@ -123,6 +131,53 @@ impl<const D: usize> BoxGrid<D> {
     }
 }
 
+/// Points added one at a time anywhere in space, found by box: see the [module](self) docs.
+///
+/// ```
+/// use orogen_sampling::grid::HashGrid;
+///
+/// let mut grid = HashGrid::new(1.0);
+/// grid.insert(&[0.5, 0.5], 0);
+/// grid.insert(&[-40.2, 7.0], 1);
+/// assert!(grid.any_in_box([-41.0, 6.0], [-40.0, 8.0], |i| i == 1));
+/// assert!(!grid.any_in_box([2.0, 2.0], [3.0, 3.0], |_| true));
+/// ```
+#[derive(Clone, Debug)]
+pub struct HashGrid<const D: usize> {
+    cell: f64,
+    cells: HashMap<[i64; D], Vec<u32>>,
+}
+
+impl<const D: usize> HashGrid<D> {
+    /// An empty grid of cells of side `cell` (> 0).
+    pub fn new(cell: f64) -> Self {
+        HashGrid {
+            cell,
+            cells: HashMap::new(),
+        }
+    }
+
+    fn key(&self, p: &[f64; D]) -> [i64; D] {
+        std::array::from_fn(|k| (p[k] / self.cell).floor() as i64)
+    }
+
+    /// Lists `item` in the cell holding `p`.
+    pub fn insert(&mut self, p: &[f64; D], item: u32) {
+        let key = self.key(p);
+        self.cells.entry(key).or_default().push(item);
+    }
+
+    /// True when `f` is true for an item listed in a cell the box `lo..=hi` overlaps (cells in
+    /// order, the first axis fastest; the walk stops at the first such item).
+    pub fn any_in_box(&self, lo: [f64; D], hi: [f64; D], mut f: impl FnMut(u32) -> bool) -> bool {
+        any_cell(self.key(&lo), self.key(&hi), |c| {
+            self.cells
+                .get(&c)
+                .is_some_and(|items| items.iter().any(|&i| f(i)))
+        })
+    }
+}
+
 /// The flat index of a cell, the first axis fastest.
 fn flat<const D: usize>(dims: &[usize; D], coords: [usize; D]) -> usize {
     (0..D).rev().fold(0, |idx, k| idx * dims[k] + coords[k])
@@ -135,20 +190,34 @@ fn for_each_cell<const D: usize>(
     hi: [usize; D],
     mut f: impl FnMut(usize),
 ) {
+    any_cell(lo, hi, |c| {
+        f(flat(dims, c));
+        false
+    });
+}
+
+/// The one cell walk: calls `f` with the cells of the box `lo..=hi` (in cells) in index order,
+/// the first axis fastest, until `f` returns true; returns whether it did.
+fn any_cell<T, const D: usize>(lo: [T; D], hi: [T; D], mut f: impl FnMut([T; D]) -> bool) -> bool
+where
+    T: Copy + PartialOrd + std::ops::Add<Output = T> + From<u8>,
+{
     if (0..D).any(|k| lo[k] > hi[k]) {
-        return;
+        return false;
     }
     let mut cur = lo;
     loop {
-        f(flat(dims, cur));
+        if f(cur) {
+            return true;
+        }
         // Odometer increment over the box, the first axis fastest.
         let mut k = 0;
         loop {
             if k == D {
-                return;
+                return false;
             }
             if cur[k] < hi[k] {
-                cur[k] += 1;
+                cur[k] = cur[k] + T::from(1);
                 break;
             }
             cur[k] = lo[k];
@@ -198,5 +267,35 @@ mod tests {
         let mut none = Vec::new();
         g.for_each_in_box([2.0, 2.0], [3.0, 3.0], |i| none.push(i));
         assert!(none.is_empty(), "a box outside the grid finds nothing");
+    }
+
+    /// The hash grid finds a point within a distance exactly when a scan does, wherever the
+    /// points are (negative and far coordinates included).
+    #[test]
+    fn hash_grid_finds_what_a_scan_finds() {
+        let mut state = 11u64;
+        let mut next = || {
+            state = orogen_world::seed::splitmix64(state);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut grid = HashGrid::new(0.05);
+        let mut points: Vec<[f64; 2]> = Vec::new();
+        for i in 0..300 {
+            let p = [200.0 * next() - 100.0, 2.0 * next() - 1.0];
+            grid.insert(&p, i);
+            points.push(p);
+        }
+        let mut hits = 0;
+        for _ in 0..2000 {
+            let p = [200.0 * next() - 100.0, 2.0 * next() - 1.0];
+            let r = 0.2 * next();
+            let near = |q: &[f64; 2]| (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2) < r * r;
+            let found = grid.any_in_box(p.map(|v| v - r), p.map(|v| v + r), |i| {
+                near(&points[i as usize])
+            });
+            assert_eq!(found, points.iter().any(near));
+            hits += usize::from(found);
+        }
+        assert!(hits > 0, "the queries reach some points");
     }
 }

@@ -12,14 +12,17 @@
 //! crate's own conversions (53-bit floats, multiply-shift indices), so the same seed gives the same
 //! points on every platform and with every `rand` version.
 //!
-//! With a varying radius `r(x, y)`, two points `p`, `q` are always at least
-//! `max(r(p), r(q))` apart (the rule is symmetric), and new candidates are drawn in the annulus
-//! `r(p) .. 2 r(p)` of the active point `p`.
-//!
-//! [`poisson_disc_masked`] is the variant for vegetation: the radius may be absent (nothing grows
-//! there), a veto may refuse candidates (a river, a canopy tree nearby), two points keep
-//! `min(r(p), r(q))` apart so a sparse area does not push a dense neighbour's points away, and
-//! seed darts on a lattice reach islands of non-zero density.
+//! One spacing rule holds for every variant: with a varying radius `r(x, y)`, two points `p`,
+//! `q` are always at least `min(r(p), r(q))` apart, so a sparse area does not push a dense
+//! neighbour's points away, and a candidate only needs to look `r(c)` around itself. New
+//! candidates are drawn in the annulus `r(p) .. 2 r(p)` of the active point `p`. One sampler
+//! runs them all; they differ in their radius and where their fronts start:
+//! - [`poisson_disc`]: a constant radius, one front from a uniform dart (Bridson);
+//! - [`poisson_disc_variable`] and [`poisson_disc_raster`]: a radius from a closure or a raster,
+//!   clamped to `r_min ..= r_max`;
+//! - [`poisson_disc_masked`], for vegetation: the radius may be absent (nothing grows there), a
+//!   veto may refuse candidates (a river, a canopy tree nearby), and fronts start from seed
+//!   darts on a lattice, so islands of non-zero density are reached.
 //!
 //! This crate is shared by the mesh stage (Poisson-disc interior sites) and the flora stage (tree
 //! placement); it depends on no stage.
@@ -53,11 +56,15 @@ use rand::Rng;
 use thiserror::Error;
 
 pub mod grid;
-mod masked;
-pub use masked::{DiscPoint, MASKED_K, poisson_disc_masked};
 
 /// The number of candidates per active point that Bridson recommends, and the default.
 pub const DEFAULT_K: usize = 30;
+
+/// Candidates tried around each active point before it retires, for [`poisson_disc_masked`].
+pub const MASKED_K: usize = 20;
+
+/// A sampled point and its disc radius.
+pub type DiscPoint = ([f64; 2], f64);
 
 /// The largest `area / r_min^2` accepted: about 58 million points and a 400 MB background grid.
 /// Beyond it the request is refused before any allocation.
@@ -153,12 +160,16 @@ pub fn poisson_disc<R: Rng + ?Sized>(
     k: usize,
 ) -> Result<Vec<[f64; 2]>, SamplingError> {
     positive_finite("radius", radius)?;
-    Sampler::new(rect, radius, radius, k)?.run(rng, |_, _| Ok(radius))
+    let sampler = Sampler::new(rect, radius, k)?;
+    Ok(sampler
+        .run(rng, Fronts::One, |_| Ok(Some(radius)), |_| true)?
+        .0)
 }
 
 /// Poisson-disc points whose minimum distance varies over the map: `radius(x, y)`, clamped to
-/// `r_min ..= r_max`. Any two points `p`, `q` end at least `max(r(p), r(q))` apart. The cost of
-/// each candidate grows with `(r_max / r_min)^2`, so keep the ratio moderate (under about 10).
+/// `r_min ..= r_max`. Any two points `p`, `q` end at least `min(r(p), r(q))` apart (the
+/// [crate](self)'s one spacing rule). The cost of each candidate grows with `(r(c) / r_min)^2`,
+/// so keep the ratio moderate (under about 10).
 pub fn poisson_disc_variable<R: Rng + ?Sized, F: Fn(f64, f64) -> f64>(
     rng: &mut R,
     rect: Rect,
@@ -172,14 +183,49 @@ pub fn poisson_disc_variable<R: Rng + ?Sized, F: Fn(f64, f64) -> f64>(
     if r_max < r_min {
         return Err(ParamError::new("r_max", r_max, format!(">= r_min ({r_min})")).into());
     }
-    Sampler::new(rect, r_min, r_max, k)?.run(rng, |x, y| {
+    in_range("r_max / r_min", r_max / r_min, 1.0..=64.0)?;
+    let sampler = Sampler::new(rect, r_min, k)?;
+    let radius = |[x, y]: [f64; 2]| {
         let r = radius(x, y);
         if r.is_finite() && r > 0.0 {
-            Ok(r.clamp(r_min, r_max))
+            Ok(Some(r.clamp(r_min, r_max)))
         } else {
             Err(SamplingError::BadRadius { x, y, value: r })
         }
-    })
+    };
+    Ok(sampler.run(rng, Fronts::One, radius, |_| true)?.0)
+}
+
+/// Masked variable-radius Poisson-disc points, for vegetation and anything else that grows only
+/// where a density allows it: `radius(q)` is the disc radius at `q`, or `None` where nothing may
+/// stand (zero density), raised to `r_min` when smaller; `allowed(q)` may veto a candidate (a
+/// river, a canopy tree nearby). Two points keep `min(r(p), r(q))` apart (the
+/// [crate](self)'s one spacing rule), so a sparse area does not push a dense neighbour's points
+/// away. Fronts start from seed darts on a lattice of step `seed_step` over `rect`, in row order,
+/// so islands of non-zero density are reached too; each front grows with [`MASKED_K`]
+/// candidates per active point. Each point comes with its disc radius.
+pub fn poisson_disc_masked<R: Rng + ?Sized>(
+    rng: &mut R,
+    rect: Rect,
+    r_min: f64,
+    seed_step: f64,
+    radius: impl Fn([f64; 2]) -> Option<f64>,
+    allowed: impl Fn([f64; 2]) -> bool,
+) -> Result<Vec<DiscPoint>, SamplingError> {
+    positive_finite("r_min", r_min)?;
+    positive_finite("seed_step", seed_step)?;
+    let sampler = Sampler::new(rect, r_min, MASKED_K)?;
+    let radius = |q: [f64; 2]| match radius(q) {
+        None => Ok(None),
+        Some(r) if r.is_finite() && r > 0.0 => Ok(Some(r.max(r_min))),
+        Some(r) => Err(SamplingError::BadRadius {
+            x: q[0],
+            y: q[1],
+            value: r,
+        }),
+    };
+    let (points, radii) = sampler.run(rng, Fronts::Lattice(seed_step), radius, allowed)?;
+    Ok(points.into_iter().zip(radii).collect())
 }
 
 /// A raster of radii laid over a rectangle: pixel `[row, col]` covers the map cell whose centre
@@ -245,23 +291,33 @@ pub fn poisson_disc_raster<R: Rng + ?Sized>(
 
 const EMPTY: u32 = u32::MAX;
 
-/// The background grid and the points placed so far.
+/// Where the growing fronts start.
+#[derive(Clone, Copy)]
+enum Fronts {
+    /// One dart, uniform in the rectangle (Bridson).
+    One,
+    /// One dart per cell of a lattice of this step, in row order, each starting its own front.
+    Lattice(f64),
+}
+
+/// The one Poisson-disc sampler behind every function of the crate: the background grid and
+/// the points placed so far.
 struct Sampler {
     rect: Rect,
     k: usize,
     inv_cell: f64,
     gw: usize,
     gh: usize,
-    /// Grid cells to search on each side of a candidate's cell.
-    span: isize,
     grid: Vec<u32>,
     points: Vec<[f64; 2]>,
-    /// The squared radius of each point (only read when the radius varies).
-    radii2: Vec<f64>,
+    /// The disc radius of each point.
+    radii: Vec<f64>,
 }
 
 impl Sampler {
-    fn new(rect: Rect, r_min: f64, r_max: f64, k: usize) -> Result<Self, SamplingError> {
+    /// A sampler whose radii are all at least `r_min` (the grid's cell is `r_min / sqrt 2`, so a
+    /// cell holds at most one point).
+    fn new(rect: Rect, r_min: f64, k: usize) -> Result<Self, SamplingError> {
         let rect = Rect::new(rect.x0, rect.y0, rect.x1, rect.y1)?;
         in_range("k", k, 1..=10_000)?;
         let ratio = rect.area() / (r_min * r_min);
@@ -276,21 +332,18 @@ impl Sampler {
             )
             .into());
         }
-        in_range("r_max / r_min", r_max / r_min, 1.0..=64.0)?;
         let cell = r_min / std::f64::consts::SQRT_2;
         let gw = ((rect.width() / cell).ceil() as usize).max(1);
         let gh = ((rect.height() / cell).ceil() as usize).max(1);
-        let span = (r_max / cell).ceil() as isize;
         Ok(Sampler {
             rect,
             k,
             inv_cell: 1.0 / cell,
             gw,
             gh,
-            span,
             grid: vec![EMPTY; gw * gh],
             points: Vec::new(),
-            radii2: Vec::new(),
+            radii: Vec::new(),
         })
     }
 
@@ -301,10 +354,11 @@ impl Sampler {
         (cx, cy)
     }
 
-    /// True when no placed point is closer than `max(r(c), r(q))`. Grid cells are visited in
-    /// rings of growing distance, so most conflicts are found after a few cells.
+    /// True when no placed point `q` is closer than `min(r, r(q))` to `(x, y)`. Only points
+    /// within `r` can conflict, so the search reaches `r`; grid cells are visited in rings of
+    /// growing distance, so most conflicts are found after a few cells.
     #[inline]
-    fn fits(&self, x: f64, y: f64, r2: f64, cx: usize, cy: usize) -> bool {
+    fn fits(&self, x: f64, y: f64, r: f64, cx: usize, cy: usize) -> bool {
         if self.grid[cy * self.gw + cx] != EMPTY {
             return false;
         }
@@ -321,9 +375,11 @@ impl Sampler {
             let q = q as usize;
             let [qx, qy] = self.points[q];
             let d2 = (qx - x) * (qx - x) + (qy - y) * (qy - y);
-            d2 < r2.max(self.radii2[q])
+            let m = r.min(self.radii[q]);
+            d2 < m * m
         };
-        for d in 1..=self.span {
+        let reach = (r * self.inv_cell).ceil() as isize;
+        for d in 1..=reach {
             for k in -d..=d {
                 if conflicts(cx + k, cy - d) || conflicts(cx + k, cy + d) {
                     return false;
@@ -338,38 +394,95 @@ impl Sampler {
         true
     }
 
-    fn insert(&mut self, x: f64, y: f64, r2: f64, cx: usize, cy: usize) -> usize {
-        let idx = self.points.len();
-        self.grid[cy * self.gw + cx] = idx as u32;
+    /// Places `(x, y)` when it lies in the rectangle, has a radius, keeps the spacing rule and
+    /// is allowed; returns its index.
+    fn try_place(
+        &mut self,
+        x: f64,
+        y: f64,
+        radius: &impl Fn([f64; 2]) -> Result<Option<f64>, SamplingError>,
+        allowed: &impl Fn([f64; 2]) -> bool,
+    ) -> Result<Option<u32>, SamplingError> {
+        if !self.rect.contains(x, y) {
+            return Ok(None);
+        }
+        let (cx, cy) = self.cell_of(x, y);
+        if self.grid[cy * self.gw + cx] != EMPTY {
+            return Ok(None);
+        }
+        let Some(r) = radius([x, y])? else {
+            return Ok(None);
+        };
+        if !self.fits(x, y, r, cx, cy) || !allowed([x, y]) {
+            return Ok(None);
+        }
+        let idx = self.points.len() as u32;
+        self.grid[cy * self.gw + cx] = idx;
         self.points.push([x, y]);
-        self.radii2.push(r2);
-        idx
+        self.radii.push(r);
+        Ok(Some(idx))
     }
 
+    /// Samples the rectangle: the points in insertion order and their radii.
     fn run<R: Rng + ?Sized>(
         mut self,
         rng: &mut R,
-        radius: impl Fn(f64, f64) -> Result<f64, SamplingError>,
-    ) -> Result<Vec<[f64; 2]>, SamplingError> {
+        fronts: Fronts,
+        radius: impl Fn([f64; 2]) -> Result<Option<f64>, SamplingError>,
+        allowed: impl Fn([f64; 2]) -> bool,
+    ) -> Result<(Vec<[f64; 2]>, Vec<f64>), SamplingError> {
         let rect = self.rect;
-        // The first point: uniform in the rectangle (redrawn in the rare case rounding lands on
-        // the open upper bound).
-        let (x, y) = loop {
-            let x = rect.x0 + unit_f64(rng) * rect.width();
-            let y = rect.y0 + unit_f64(rng) * rect.height();
-            if rect.contains(x, y) {
-                break (x, y);
+        let mut active: Vec<u32> = Vec::new();
+        let darts = |rng: &mut R, i: usize, j: usize| -> (f64, f64) {
+            match fronts {
+                // Uniform in the rectangle (redrawn in the rare case rounding lands on the open
+                // upper bound).
+                Fronts::One => loop {
+                    let x = rect.x0 + unit_f64(rng) * rect.width();
+                    let y = rect.y0 + unit_f64(rng) * rect.height();
+                    if rect.contains(x, y) {
+                        break (x, y);
+                    }
+                },
+                Fronts::Lattice(step) => (
+                    rect.x0 + (i as f64 + unit_f64(rng)) * step,
+                    rect.y0 + (j as f64 + unit_f64(rng)) * step,
+                ),
             }
         };
-        let r = radius(x, y)?;
-        let (cx, cy) = self.cell_of(x, y);
-        let first = self.insert(x, y, r * r, cx, cy);
-        let mut active: Vec<u32> = vec![first as u32];
+        let (nx, ny) = match fronts {
+            Fronts::One => (1, 1),
+            Fronts::Lattice(step) => (
+                ((rect.width() / step).ceil() as usize).max(1),
+                ((rect.height() / step).ceil() as usize).max(1),
+            ),
+        };
+        for j in 0..ny {
+            for i in 0..nx {
+                let (x, y) = darts(rng, i, j);
+                let Some(first) = self.try_place(x, y, &radius, &allowed)? else {
+                    continue;
+                };
+                active.push(first);
+                self.grow(rng, &mut active, &radius, &allowed)?;
+            }
+        }
+        Ok((self.points, self.radii))
+    }
+
+    /// Grows the front until no active point has room around it (Bridson's loop).
+    fn grow<R: Rng + ?Sized>(
+        &mut self,
+        rng: &mut R,
+        active: &mut Vec<u32>,
+        radius: &impl Fn([f64; 2]) -> Result<Option<f64>, SamplingError>,
+        allowed: &impl Fn([f64; 2]) -> bool,
+    ) -> Result<(), SamplingError> {
         while !active.is_empty() {
             let slot = index_below(rng, active.len());
             let p = active[slot] as usize;
             let [px, py] = self.points[p];
-            let rp = self.radii2[p].sqrt();
+            let rp = self.radii[p];
             let mut placed = false;
             for _ in 0..self.k {
                 // Uniform by area in the annulus rp .. 2 rp: rejection from the square
@@ -382,19 +495,8 @@ impl Sampler {
                         break (dx, dy);
                     }
                 };
-                let x = px + dx;
-                let y = py + dy;
-                if !rect.contains(x, y) {
-                    continue;
-                }
-                let (cx, cy) = self.cell_of(x, y);
-                if self.grid[cy * self.gw + cx] != EMPTY {
-                    continue;
-                }
-                let r = radius(x, y)?;
-                if self.fits(x, y, r * r, cx, cy) {
-                    let idx = self.insert(x, y, r * r, cx, cy);
-                    active.push(idx as u32);
+                if let Some(idx) = self.try_place(px + dx, py + dy, radius, allowed)? {
+                    active.push(idx);
                     placed = true;
                     break;
                 }
@@ -403,7 +505,7 @@ impl Sampler {
                 active.swap_remove(slot);
             }
         }
-        Ok(self.points)
+        Ok(())
     }
 }
 
@@ -510,7 +612,7 @@ mod tests {
     }
 
     #[test]
-    fn variable_radius_keeps_the_symmetric_rule_and_follows_the_density() {
+    fn variable_radius_keeps_the_spacing_rule_and_follows_the_density() {
         let rect = Rect::new(0.0, 0.0, 100.0, 100.0).unwrap();
         // Radius 0.5 on the left, growing to 2 on the right.
         let radius = |x: f64, _y: f64| 0.5 + 1.5 * x / 100.0;
@@ -520,7 +622,7 @@ mod tests {
         for (i, a) in points.iter().enumerate() {
             for b in &points[i + 1..] {
                 let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
-                assert!(d >= radius(a[0], a[1]).max(radius(b[0], b[1])));
+                assert!(d >= radius(a[0], a[1]).min(radius(b[0], b[1])));
             }
         }
         let left = points.iter().filter(|p| p[0] < 20.0).count() as f64;
@@ -566,5 +668,48 @@ mod tests {
         assert!(RadiusRaster::new(bad.view(), rect).is_err());
         // A radius larger than the rectangle gives a single point.
         assert_eq!(poisson_disc(&mut rng, rect, 5.0, 30).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn spacing_follows_the_radius_field() {
+        // Left half: radius 0.01; right half: radius 0.03.
+        let radius = |p: [f64; 2]| Some(if p[0] < 0.5 { 0.01 } else { 0.03 });
+        let mut rng = rng_from_seed(7);
+        let unit = Rect::from_size(1.0, 1.0).unwrap();
+        let pts = poisson_disc_masked(&mut rng, unit, 0.01, 0.01, radius, |_| true).unwrap();
+        for (i, &(p, rp)) in pts.iter().enumerate() {
+            assert_eq!(Some(rp), radius(p));
+            for &(q, rq) in &pts[i + 1..] {
+                let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
+                assert!(d >= rp.min(rq), "{p:?} {q:?} {d}");
+            }
+        }
+        let left = pts.iter().filter(|(p, _)| p[0] < 0.5).count() as f64;
+        let right = pts.len() as f64 - left;
+        // Density scales as 1/r^2: about 9x more points on the left.
+        assert!(left / right > 6.0 && left / right < 12.0, "{left} {right}");
+        // Maximal sampling: no gap of 2 r anywhere (the left half's points cover it densely).
+        assert!(left * 0.01 * 0.01 > 0.5 * 0.5);
+    }
+
+    #[test]
+    fn zero_density_and_vetoes_hold_and_islands_are_reached() {
+        // Density only inside two small discs far apart.
+        let inside = |p: [f64; 2]| {
+            let a = (p[0] - 0.2).powi(2) + (p[1] - 0.2).powi(2) < 0.05f64.powi(2);
+            let b = (p[0] - 0.8).powi(2) + (p[1] - 0.7).powi(2) < 0.05f64.powi(2);
+            a || b
+        };
+        let radius = |p: [f64; 2]| inside(p).then_some(0.01);
+        let veto = |p: [f64; 2]| p[1] < 0.19 || p[1] > 0.21;
+        let mut rng = rng_from_seed(8);
+        let unit = Rect::from_size(1.0, 1.0).unwrap();
+        let pts = poisson_disc_masked(&mut rng, unit, 0.01, 0.02, radius, veto).unwrap();
+        assert!(pts.iter().all(|(p, _)| inside(*p) && veto(*p)));
+        assert!(pts.iter().any(|(p, _)| p[0] < 0.5));
+        assert!(pts.iter().any(|(p, _)| p[0] > 0.5));
+        let again =
+            poisson_disc_masked(&mut rng_from_seed(8), unit, 0.01, 0.02, radius, veto).unwrap();
+        assert_eq!(pts, again);
     }
 }

@@ -91,6 +91,9 @@ pub enum Error {
 }
 
 /// The biome stage's parameters.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
@@ -100,48 +103,42 @@ pub struct Params {
     /// Range: 0.01 ..= 1000.
     #[serde(skip)]
     pub noise_scale: f64,
-    /// Moisture's noise scale over the elevation's. Default: 1.5. Range: 0.01 ..= 100.
+    /// Moisture's noise scale over the elevation's.
     pub scale_factor: f64,
-    /// Offset of the moisture field in noise space (both axes). Default: 500. Range: -1e6 ..= 1e6.
+    /// Offset of the moisture field in noise space (both axes).
     pub offset: f64,
-    /// fBm octaves of the moisture noise. Default: 6. Range: 1 ..= 16.
+    /// fBm octaves of the moisture noise.
     pub octaves: usize,
     /// Moisture added at the water's edge (ocean, lakes, rivers), decaying with distance.
-    /// Default: 0.15. Range: 0 ..= 1.
     pub water_boost: f32,
     /// The boost's decay length as a fraction of the map width (`exp(-distance / length)`).
-    /// Default: 0.03. Range: 0.0001 ..= 1.
     pub water_decay: f64,
-    /// Drier with altitude: land below the snow caps is scaled by `1 - altitude_drying * E`
-    /// (E the stored elevation). Default: 0.325 (the reference's 0.25 per unit of `s`).
-    /// Range: 0 ..= 1.
+    /// Drier with altitude: land below the snow caps is scaled by `1 - altitude_drying * E` (E the
+    /// stored elevation).
     pub altitude_drying: f32,
-    /// Stored elevation from which land keeps its moisture (snow caps):
-    /// `min(1, snowcap_boost * m)`. Default: 0.54 (the reference's `h = 0.7`). Range: 0 ..= 1.
+    /// Stored elevation from which land keeps its moisture (snow caps): `min(1, snowcap_boost *
+    /// m)`.
     pub snowcap_elevation: f32,
-    /// Moisture factor of snow caps. Default: 1.5. Range: 1 ..= 10.
+    /// Moisture factor of snow caps.
     pub snowcap_boost: f32,
-    /// Weight of the wind-carried rain (0 = off): moisture gains `wind * rain`, rain normalised
-    /// to 0 ..= 1 over land, with a rain shadow behind mountains
-    /// ([`moisture::wind_rain`]). Default: 0. Range: 0 ..= 4.
+    /// Weight of the wind-carried rain (0 = off): moisture gains `wind * rain`, rain normalised to
+    /// 0 ..= 1 over land, with a rain shadow behind mountains ([`moisture::wind_rain`]).
     pub wind: f32,
     /// Direction the wind blows towards, in degrees (0 = east, +x; 90 = south, +y).
-    /// Default: 0. Range: -360 ..= 360.
     pub wind_angle: f64,
-    /// How fast the air rains out over flat land, per map width. Default: 3. Range: 0 ..= 1000.
+    /// How fast the air rains out over flat land, per map width.
     pub wind_rain_rate: f64,
-    /// Rain per unit of stored elevation climbed (orographic rain). Default: 2. Range: 0 ..= 100.
+    /// Rain per unit of stored elevation climbed (orographic rain).
     pub wind_orographic: f32,
-    /// Redistribute land moisture by rank (uniform on 0 ..= 1). Default: true.
+    /// Redistribute land moisture by rank (uniform on 0 ..= 1).
     pub redistribute: bool,
     /// Bends the redistributed moisture: `m^(4^-wetness)`; above 0 wetter, below 0 drier.
-    /// Default: 0. Range: -1 ..= 1.
     pub wetness: f32,
-    /// Gaussian blur sigma of the colour table, in table steps. Default: 8. Range: 0 ..= 64.
+    /// Gaussian blur sigma of the colour table, in table steps.
     pub blur_sigma: f64,
-    /// The Whittaker table. Default: the reference's, translated (see the crate docs).
+    /// The Whittaker table.
     pub whittaker: Whittaker,
-    /// Biome and water colours. Default: the reference's.
+    /// Biome and water colours.
     pub palette: Palette,
 }
 

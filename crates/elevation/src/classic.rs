@@ -20,22 +20,21 @@ pub enum ClassicSource {
 }
 
 /// The classic heightmap's parameters (the landscape article's numbers as defaults).
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClassicParams {
-    /// Diamond-square or fBm. Default: diamond-square. Allowed: diamond-square, fbm.
+    /// Diamond-square or fBm. Allowed: diamond-square, fbm.
     pub source: ClassicSource,
-    /// Grid side in samples. Default: 257 (2^8 + 1). Range: 2^n + 1 for n in 1 ..= 13
-    /// (3 ..= 8193).
+    /// Grid side in samples.
     pub size: usize,
-    /// Diamond-square's first displacement range r, halved each level. Default: 0.65.
-    /// Range: 0 ..= 10.
+    /// Diamond-square's first displacement range r, halved each level.
     pub roughness: f32,
-    /// Diamond-square's corner seeding. Default: fixed 0.5 (`{ fixed = 0.5 }`, or `"random"`
-    /// for uniform in [-1, 1]).
+    /// Diamond-square's corner seeding.
     pub corners: CornerSeed,
-    /// The fBm of `source = fbm`. Default: Perlin, noise scale 4, 6 octaves, lacunarity 2,
-    /// gain 0.5, no warp.
+    /// The fBm of `source = fbm`.
     pub fbm: FbmParams,
 }
 

@@ -85,17 +85,19 @@ pub enum RasterSource {
 }
 
 /// The raster elevation source of the classic landscape.
+///
+/// Each field's default, range and unit are stated once, in [`Params::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RasterParams {
-    /// Which source. Default: none. Allowed: none, diamond-square, fbm.
+    /// Which source. Allowed: none, diamond-square, fbm.
     pub source: RasterSource,
-    /// Diamond-square parameters. Default: 10 levels (1025^2), roughness 0.65, corners fixed 0.5.
+    /// Diamond-square parameters.
     pub diamond_square: DiamondSquare,
-    /// Side of the raster-fBm grid. Default: 1025. Range: 2 ..= 8193.
+    /// Side of the raster-fBm grid.
     pub fbm_side: usize,
     /// Sample the raster bilinearly for the regions' `noise01` instead of point noise.
-    /// Default: false (needs a source).
     pub drive_regions: bool,
 }
 
@@ -111,22 +113,25 @@ impl Default for RasterParams {
 }
 
 /// The elevation stage's parameters.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// The fBm. Default: Perlin, noise scale 4, 6 octaves, lacunarity 2, gain 0.5, no warp.
+    /// The fBm.
     pub fbm: FbmParams,
-    /// Where the land anchors go. Default: random. Allowed: random, four-corners,
-    /// centre-island, two-continents-ew, two-continents-ns, archipelago-ring, cross, custom.
+    /// Where the land anchors go. Allowed: random, four-corners, centre-island, two-continents-ew,
+    /// two-continents-ns, archipelago-ring, cross, custom.
     pub layout: Layout,
-    /// Random anchors. Default: 5. Range: 1 ..= 1000.
+    /// Random anchors.
     pub land_centers: usize,
-    /// Custom anchors in map coordinates (x right, y down), used by `layout = custom`; each
-    /// inside [0, W] x [0, H]. Default: none.
+    /// Custom anchors in map coordinates (x right, y down), used by `layout = custom`; each inside
+    /// [0, W] x [0, H].
     pub anchors: Vec<[f64; 2]>,
-    /// The coastal/inland power curve. Default: breakpoint 0.35, coast 0.8, inland 3 ^ 1.3.
+    /// The coastal/inland power curve.
     pub curve: PowerCurve,
-    /// The raster elevation source. Default: none.
+    /// The raster elevation source.
     pub raster: RasterParams,
 }
 

@@ -66,23 +66,24 @@ impl Basis {
 }
 
 /// fBm parameters.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FbmParams {
-    /// The basis. Default: perlin. Allowed: perlin, simplex.
+    /// The basis. Allowed: perlin, simplex.
     pub noise: Basis,
-    /// Features across the map's shorter side at the first octave. Default: 4.0.
-    /// Range: 0.01 ..= 1000.
+    /// Features across the map's shorter side at the first octave.
     pub noise_scale: f64,
-    /// Octaves. Default: 6. Range: 1 ..= 16.
+    /// Octaves.
     pub octaves: u32,
-    /// Frequency factor between octaves. Default: 2.0. Range: 1 ..= 4.
+    /// Frequency factor between octaves.
     pub lacunarity: f64,
-    /// Amplitude factor between octaves (0.4 gives smoother, plateau-like land). Default: 0.5.
-    /// Range: 0 ..= 1.
+    /// Amplitude factor between octaves (0.4 gives smoother, plateau-like land).
     pub gain: f64,
-    /// Domain warp: positions move by this many first-octave noise cells along a second
-    /// noise field before sampling. Default: 0 (off). Range: 0 ..= 10.
+    /// Domain warp: positions move by this many first-octave noise cells along a second noise field
+    /// before sampling.
     pub warp: f64,
 }
 

@@ -31,15 +31,18 @@ pub enum CornerSeed {
 pub const MAX_LEVELS: u32 = 13;
 
 /// Diamond-square parameters.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DiamondSquare {
-    /// The grid is (2^levels + 1)^2. Default: 10 (1025^2). Range: 1 ..= 13.
+    /// The grid is (2^levels + 1)^2.
     pub levels: u32,
-    /// The first level's displacement range r (halved each level). Default: 0.65. Range: 0 ..= 10.
+    /// The first level's displacement range r (halved each level).
     pub roughness: f32,
-    /// Corner seeding. Default: fixed 0.5. Allowed: `{ fixed = V }` with V in -10 ..= 10, or
-    /// `"random"` (each corner uniform in [-1, 1]).
+    /// Corner seeding. Allowed: `{ fixed = V }` with V in -10 ..= 10, or `"random"` (each corner
+    /// uniform in [-1, 1]).
     pub corners: CornerSeed,
 }
 

@@ -14,16 +14,19 @@ use serde::{Deserialize, Serialize};
 /// `s = coast_factor * ln` below the breakpoint (flat coasts), and
 /// `s = coast_factor * breakpoint + inland_factor * (ln - breakpoint)^inland_exponent` above it
 /// (steep inland). The inland offset is derived, so the curve is continuous for any breakpoint.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PowerCurve {
-    /// Where the coast ends, on the normalised land height. Default: 0.35. Range: 0 ..= 1.
+    /// Where the coast ends, on the normalised land height.
     pub breakpoint: f64,
-    /// Slope of the coastal part. Default: 0.8. Range: 0.001 ..= 100.
+    /// Slope of the coastal part.
     pub coast_factor: f64,
-    /// Factor of the inland part. Default: 3.0. Range: 0 ..= 100.
+    /// Factor of the inland part.
     pub inland_factor: f64,
-    /// Exponent of the inland part. Default: 1.3. Range: 0.1 ..= 10.
+    /// Exponent of the inland part.
     pub inland_exponent: f64,
 }
 

@@ -84,7 +84,7 @@ fn hex(text: &str) -> Hex {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Band {
-    /// The band's upper elevation bound. Range: 0 ..= 1, increasing from band to band.
+    /// The band's upper elevation bound: 0 ..= 1, increasing from band to band.
     pub upper: f32,
     /// The colour at the band's lower bound.
     pub low: Hex,
@@ -94,41 +94,41 @@ pub struct Band {
 
 /// How `landscape.png` is painted; the landscape article's numbers are the defaults. Pixel
 /// lengths are pixels of the painted image.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LandscapeStyle {
-    /// The colour bands, lowest first. Default: below 0.35 #1a3a6b..#2a5fa5, to 0.42
-    /// #d4b483..#c9a96e, to 0.70 #4a7c4e..#2d5a32, to 0.85 #8c8c8c..#707070, to 1
-    /// #e8e8e8..#ffffff. Range: 1 ..= 64 bands, `upper` increasing within 0 ..= 1.
+    /// The colour bands, lowest first.
     pub bands: Vec<Band>,
-    /// Elevation below which water is washed over the terrain. Default: 0.36. Range: 0 ..= 1.
+    /// Elevation below which water is washed over the terrain.
     pub water_level: f32,
-    /// The water wash colour. Default: #1e50b4 (30, 80, 180).
+    /// The water wash colour.
     pub water_color: Hex,
-    /// The water wash opacity. Default: 0.3137 (80 / 255). Range: 0 ..= 1.
+    /// The water wash opacity.
     pub water_alpha: f32,
-    /// Sub-samples per pixel side for the terrain colours. Default: 3. Range: 1 ..= 8.
+    /// Sub-samples per pixel side for the terrain colours.
     pub antialias: u32,
-    /// Hillshade strength on land (0 = none, 1 = full Lambert). Default: 0.45. Range: 0 ..= 1.
+    /// Hillshade strength on land (0 = none, 1 = full Lambert).
     pub hillshade: f32,
     /// The relief the hillshade assumes: elevation 1 stands this many map widths high.
-    /// Default: 0.06. Range: 0 ..= 10.
     pub relief: f32,
-    /// River colour. Default: #2878c8 (40, 120, 200).
+    /// River colour.
     pub river_color: Hex,
-    /// River opacity. Default: 0.7843 (200 / 255). Range: 0 ..= 1.
+    /// River opacity.
     pub river_alpha: f32,
-    /// River width in pixels. Default: 1.5. Range: 0.1 ..= 100.
+    /// River width in pixels.
     pub river_width_px: f64,
-    /// Leaf colour in shade. Default: #1e4d22.
+    /// Leaf colour in shade.
     pub leaf_dark: Hex,
-    /// Leaf colour in the sun (north-west side of a crown). Default: #4f8a45.
+    /// Leaf colour in the sun (north-west side of a crown).
     pub leaf_light: Hex,
-    /// Leaf opacity. Default: 0.9. Range: 0 ..= 1.
+    /// Leaf opacity.
     pub leaf_alpha: f32,
-    /// Trunk and branch colour. Default: #503214 (80, 50, 20).
+    /// Trunk and branch colour.
     pub wood_color: Hex,
-    /// Opacity of a tree's shadow (cast to the south-east). Default: 0.25. Range: 0 ..= 1.
+    /// Opacity of a tree's shadow (cast to the south-east).
     pub tree_shadow: f32,
 }
 

@@ -86,13 +86,15 @@ pub enum Depressions {
 }
 
 /// Parameters of the hydrology stage on the mesh.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Fill or carve depressions. Default: fill. Allowed: fill, carve.
+    /// Fill or carve depressions. Allowed: fill, carve.
     pub depressions: Depressions,
-    /// Fewest regions of a flooded lake (enclosed water is a lake at any size). Default: 10.
-    /// Range: 1 ..= 100,000,000.
+    /// Fewest regions of a flooded lake (enclosed water is a lake at any size).
     pub min_lake_regions: usize,
     /// River selection and widths.
     pub selection: RiverParams,

@@ -126,14 +126,15 @@ pub enum MeshError {
 
 /// The mesh stage's parameters. The number of regions is the world's `cells` (boundary sites
 /// included, see [`SiteCounts`]).
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Lloyd relaxation iterations. Default: 3 (the reference's; 2-3 are enough).
-    /// Range: 0 ..= 100.
+    /// Lloyd relaxation iterations.
     pub lloyd_iterations: u32,
     /// How interior sites are drawn: `uniform` (as the reference), `jittered` or `poisson`.
-    /// Default: uniform.
     pub sampler: SamplerKind,
 }
 

@@ -33,8 +33,8 @@ pub struct Config {
     pub biome: orogen_biome::Params,
     /// Flora: species, biome table, tree growth and placement.
     pub flora: orogen_flora::Params,
-    /// The named preset the run starts from ([`Preset`](crate::Preset)); its pipeline (mesh,
-    /// or classic for `classic`) is the pipeline that runs. Default: `default`.
+    /// The named preset the run starts from ([`Preset`](crate::Preset)); its pipeline (mesh, or
+    /// classic for `classic`) is the pipeline that runs.
     pub preset: crate::Preset,
     /// The classic raster landscape's stages and painting (used by `preset = "classic"`).
     pub classic: crate::ClassicParams,
@@ -44,22 +44,21 @@ pub struct Config {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WorldParams {
-    /// The world seed. Default: 123 (the reference's command line). Range: 0 ..= 2^63 - 1 (TOML
-    /// integers are signed 64-bit, and a config must print and read back).
+    /// The world seed.
     pub seed: u64,
-    /// Regions (Voronoi cells), boundary sites included. Default: 50,000. Range: 3 ..= 8,000,000.
+    /// Regions (Voronoi cells), boundary sites included.
     pub cells: usize,
-    /// Map width in map units. Default: 1.0. Range: finite, > 0, with width / height in 1e-4 ..= 1e4.
+    /// Map width in map units.
     pub width: f64,
-    /// Map height in map units. Default: 1.0.
+    /// Map height in map units.
     pub height: f64,
-    /// Water level on the base-height scale. Default: 0.35. Range: 0 ..= 1.
+    /// Water level on the base-height scale.
     pub water_level: f64,
-    /// The map's width in metres. Default: 100,000. Range: 1 ..= 1e8.
+    /// The map's width in metres.
     pub world_size_m: f64,
-    /// Metres at the highest land. Default: 2,000. Range: 1 ..= 1e5.
+    /// Metres at the highest land.
     pub max_height_m: f64,
-    /// Metres below sea level at the deepest water. Default: 1,000. Range: 1 ..= 1e5.
+    /// Metres below sea level at the deepest water.
     pub max_depth_m: f64,
 }
 
@@ -83,33 +82,29 @@ impl Default for WorldParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExportParams {
-    /// Image width in pixels; the height follows the map's aspect. Default: 1024. Range: 1 ..= 32,768.
+    /// Image width in pixels; the height follows the map's aspect.
     pub resolution: usize,
-    /// The files to write ([`Output`](crate::Output) names; `default` and `all` expand per
-    /// preset). `world.json` is always written. Default: `["default"]` (the mesh preset:
-    /// colormap, biomes, mesh, heightmap, r16, exr, rivers, splat, preview3d; classic:
-    /// landscape). Also: glb, geojson, npz.
+    /// The files to write ([`Output`](crate::Output) names; `default` and `all` expand per preset).
+    /// `world.json` is always written. Also: glb, geojson, npz.
     pub outputs: Vec<crate::Output>,
-    /// The 16-bit height mapping. Default: fixed ([-max_depth_m, max_height_m]).
+    /// The 16-bit height mapping.
     pub normalize: Normalize,
     /// Relief shading of `colormap.png`: the strength by which the slope (metres per metre) is
     /// multiplied before a sun in the north-west, 45 degrees up, lights it; 0 turns it off.
-    /// Default: 4. Range: 0 ..= 50.
     pub hillshade: f32,
-    /// The engine the heightmap is for: none (pixel centres, any size), unity (2^n + 1 vertices,
-    /// 33 ..= 4097), unreal (127, 253, 505, 1009, 2017, 4033, 8129 vertices) or godot (vertices,
-    /// any size; take `heightmap.exr`). Every heightmap-sized raster (heightmaps, colour map,
-    /// biome map, splat maps, river mask) uses its grid. Default: none.
+    /// The engine the heightmap is for: none (pixel centres, any size), unity (2^n + 1 vertices, 33
+    /// ..= 4097), unreal (127, 253, 505, 1009, 2017, 4033, 8129 vertices) or godot (vertices, any
+    /// size; take `heightmap.exr`). Every heightmap-sized raster (heightmaps, colour map, biome
+    /// map, splat maps, river mask) uses its grid.
     pub engine: Engine,
     /// The heightmap's side in samples; 0 takes the engine's default (1025 for unity, 1009 for
-    /// unreal, else `resolution`). Default: 0. Range: 0 or the engine's sizes; 2 ..= 32,768
-    /// otherwise.
+    /// unreal, else `resolution`).
     pub heightmap_size: usize,
-    /// Terrain vertices along the width in `world.glb`. Default: 257. Range: 2 ..= 4097.
+    /// Terrain vertices along the width in `world.glb`.
     pub glb_resolution: usize,
-    /// Width of `preview3d.png` in pixels (height 9/16 of it). Default: 1280. Range: 64 ..= 8192.
+    /// Width of `preview3d.png` in pixels (height 9/16 of it).
     pub preview_width: usize,
-    /// Vertical exaggeration of `preview3d.png`. Default: 4. Range: 1 ..= 50.
+    /// Vertical exaggeration of `preview3d.png`.
     pub preview_exaggeration: f64,
 }
 

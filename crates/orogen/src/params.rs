@@ -326,7 +326,8 @@ pub fn table() -> Vec<Param> {
             .expect("a narrowed parameter is in its crate's table");
         *row = narrower;
     }
-    let defaults = serde_json::to_value(Config::default()).expect("a config serialises");
+    let mut defaults = serde_json::to_value(Config::default()).expect("a config serialises");
+    f32_digits(&mut defaults);
     infos
         .into_iter()
         .map(|info| {
@@ -392,6 +393,26 @@ pub fn table_json() -> Value {
             })
             .collect(),
     )
+}
+
+/// Numbers that came from an `f32` field keep their `f32` digits (`0.36`, not
+/// `0.36000001430511475`): the value as a user would write it, and the same `f32` when read back.
+fn f32_digits(value: &mut Value) {
+    match value {
+        Value::Number(n) => {
+            if let Some(v) = n
+                .as_f64()
+                .filter(|v| n.is_f64() && f64::from(*v as f32) == *v)
+                && let Ok(short) = (v as f32).to_string().parse::<f64>()
+                && let Some(short) = serde_json::Number::from_f64(short)
+            {
+                *n = short;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(f32_digits),
+        Value::Object(map) => map.values_mut().for_each(f32_digits),
+        _ => {}
+    }
 }
 
 /// A default as the user types it: strings bare, lists and tables shortened.

@@ -71,34 +71,34 @@ pub enum Mode {
 ///
 /// Units: metres and years. On the mesh, distances are map units times
 /// `world_size_m / width` and elevations the stored elevation times `max_height_m`.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// off, transient or steady_state. Default: off.
+    /// off, transient or steady_state.
     pub mode: Mode,
-    /// Erodibility K (m^(1 - 2m) / yr). Default: 1e-5. Range: 0 ..= 1 (> 0 in steady_state).
+    /// Erodibility K (m^(1 - 2m) / yr).
     pub k: f64,
-    /// Drainage area exponent m. Default: 0.4. Range: 0 ..= 2.
+    /// Drainage area exponent m.
     pub m: f64,
-    /// Slope exponent n (1: exact implicit step; otherwise Newton per node). Default: 1.
-    /// Range: 0.5 ..= 4.
+    /// Slope exponent n (1: exact implicit step; otherwise Newton per node).
     pub n: f64,
-    /// Uplift rate at the highest land of the elevation stage (m/yr); on the mesh the uplift
-    /// field is this times each land region's initial elevation over the highest, so the
-    /// mountains the elevation stage placed keep rising where they were. Default: 0.001.
-    /// Range: 0 ..= 1.
+    /// Uplift rate at the highest land of the elevation stage (m/yr); on the mesh the uplift field
+    /// is this times each land region's initial elevation over the highest, so the mountains the
+    /// elevation stage placed keep rising where they were.
     pub uplift: f64,
-    /// Hillslope diffusivity D (m^2/yr; transient mode only). Default: 0.1. Range: 0 ..= 1e4.
+    /// Hillslope diffusivity D (m^2/yr; transient mode only).
     pub diffusion: f64,
-    /// Time step (years). Default: 20,000. Range: 1 ..= 1e7.
+    /// Time step (years).
     pub dt: f64,
-    /// Time steps (transient mode). Default: 100. Range: 1 ..= 100,000.
+    /// Time steps (transient mode).
     pub steps: usize,
     /// Most routing passes of the steady state (it stops earlier when the receivers settle).
-    /// Default: 20. Range: 1 ..= 1,000.
     pub iterations: usize,
-    /// Rescale the eroded land so its highest point keeps the elevation stage's height (the
-    /// world keeps its relief; erosion changes its shape). Default: true.
+    /// Rescale the eroded land so its highest point keeps the elevation stage's height (the world
+    /// keeps its relief; erosion changes its shape).
     pub keep_relief: bool,
 }
 

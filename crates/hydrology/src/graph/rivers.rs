@@ -11,27 +11,25 @@ use super::{CsrGraph, Error};
 /// candidates are the land corners in the top `top_fraction` by flow with at least the minimum
 /// flow and `max(min_hops, floor(min_hops_sqrt sqrt V), floor(min_hops_of_main main minimum))`
 /// hops to the sea, and the pass takes at most `max(max_rivers, floor(max_rivers_sqrt sqrt V))`.
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PassParams {
-    /// Share of land corners, by flow, that may start a river. Default: 0.07 (main), 0.15
-    /// (tributaries). Range: 0 ..= 1.
+    /// Share of land corners, by flow, that may start a river.
     pub top_fraction: f64,
-    /// Least hops to the sea of a source. Default: 5 (main), 3 (tributaries). Range: 0 ..= 1e6.
+    /// Least hops to the sea of a source.
     pub min_hops: u32,
-    /// Least hops to the sea as a multiple of sqrt V. Default: 0.05 (main), 0 (tributaries).
-    /// Range: 0 ..= 100.
+    /// Least hops to the sea as a multiple of sqrt V.
     pub min_hops_sqrt: f64,
-    /// Least hops to the sea as a multiple of the main pass's minimum. Default: 0 (main), 0.5
-    /// (tributaries). Range: 0 ..= 100.
+    /// Least hops to the sea as a multiple of the main pass's minimum.
     pub min_hops_of_main: f64,
-    /// Most rivers of the pass. Default: 15. Range: 0 ..= 1e6.
+    /// Most rivers of the pass.
     pub max_rivers: u32,
-    /// Most rivers as a multiple of sqrt V. Default: 0.45 (main), 0.40 (tributaries).
-    /// Range: 0 ..= 1000.
+    /// Most rivers as a multiple of sqrt V.
     pub max_rivers_sqrt: f64,
     /// A candidate is skipped when a chosen river passes within this many cell spacings s.
-    /// Default: 3 (main), 2 (tributaries). Range: 0 ..= 1000.
     pub spacing: f64,
 }
 
@@ -128,6 +126,9 @@ impl Default for PassParams {
 }
 
 /// River selection and drawing parameters (the rules; every number is here).
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RiverParams {
@@ -135,24 +136,23 @@ pub struct RiverParams {
     pub main: PassParams,
     /// The tributaries' pass (runs second, keeps the main rivers' occupancy).
     pub tributary: PassParams,
-    /// Least flow of a source, absolute. Default: 2. Range: 0 ..= 1e9.
+    /// Least flow of a source, absolute.
     pub min_flow: f64,
-    /// Least flow of a source per land corner (times V). Default: 0.0006. Range: 0 ..= 1.
+    /// Least flow of a source per land corner (times V).
     pub min_flow_per_corner: f64,
-    /// A river grows upstream from its source along the upstream neighbour of largest flow
-    /// while that flow is at least this. Default: 4. Range: 1 ..= 1e9.
+    /// A river grows upstream from its source along the upstream neighbour of largest flow while
+    /// that flow is at least this.
     pub extend_min_flow: f64,
-    /// River width at a fresh source, metres: a river is `w = width_source_m +
-    /// width_per_sqrt_km2_m sqrt(A)` wide, A its drained land in km^2 (its flow in corners times
-    /// the mean corner area, half a cell), so widths do not change with the cell count. Drawing
-    /// tapers it to a point at the source. Default: 150 (1.5 px at 1024 px across 100 km). Range: 0 ..= 100,000.
+    /// River width at a fresh source, metres: a river is `w = width_source_m + width_per_sqrt_km2_m
+    /// sqrt(A)` wide, A its drained land in km^2 (its flow in corners times the mean corner area,
+    /// half a cell), so widths do not change with the cell count. Drawing tapers it to a point at
+    /// the source.
     pub width_source_m: f64,
     /// Metres of width per square root of km^2 drained (k in `w = w_source + k sqrt(A)`).
-    /// Default: 40. Range: 0 ..= 100,000.
     pub width_per_sqrt_km2_m: f64,
-    /// Exponent of t = (flow / max flow)^e for the opacity. Default: 0.45. Range: 0.01 ..= 10.
+    /// Exponent of t = (flow / max flow)^e for the opacity.
     pub opacity_exponent: f64,
-    /// Opacity at t = 0 (it grows linearly to 1 at t = 1). Default: 0.35. Range: 0 ..= 1.
+    /// Opacity at t = 0 (it grows linearly to 1 at t = 1).
     pub opacity_base: f64,
 }
 

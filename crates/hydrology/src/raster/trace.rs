@@ -64,19 +64,21 @@ pub fn trace_steepest(
 
 /// How the classic landscape picks and traces its rivers ([`trace_rivers`]). Heights are in the
 /// DEM's own units (the classic heightmap is 0..1).
+///
+/// Each field's default, range and unit are stated once, in [`Self::SPECS`] (`orogen params`
+/// lists them all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TraceParams {
-    /// Number of rivers. Default: 6. Range: 0 ..= 100000.
+    /// Number of rivers.
     pub count: usize,
-    /// A source is a random cell at least this high. Default: 0.75. Range: finite.
+    /// A source is a random cell at least this high.
     pub source_min: f32,
     /// Random draws per source before taking the last one drawn whatever its height.
-    /// Default: 500. Range: 1 ..= 1000000.
     pub tries: usize,
-    /// A river stops after reaching a cell below this level. Default: 0.36. Range: finite.
+    /// A river stops after reaching a cell below this level.
     pub water_level: f32,
-    /// At most this many cells per river. Default: 300. Range: 1 ..= 100000000.
+    /// At most this many cells per river.
     pub max_steps: usize,
 }
 

@@ -817,25 +817,16 @@ pub fn write_glb(out: &mut OutDir, world: &World, options: &GlbOptions) -> Resul
 mod tests {
     use super::*;
     use ndarray::{Array1, Array2};
-    use orogen_world::{Domain, DualMesh, Layer, WorldMeta};
+    use orogen_world::{Domain, Layer, WorldMeta};
 
     /// A 1 x 1 map (10 km), land rising from -1 in the west to 1 in the east, and three trees
     /// of two tiny models.
     fn world() -> World {
-        let mesh = DualMesh::jittered_grid(16, 16, 1.0, 1.0, 0.4, 3);
         let meta = WorldMeta {
             world_size_m: 10_000.0,
             ..WorldMeta::default()
         };
-        let mut w = World::new(meta);
-        let f = |x: f64| (2.0 * x - 1.0) as f32;
-        let r: Array1<f32> = mesh.region_xy.rows().into_iter().map(|p| f(p[0])).collect();
-        let c: Array1<f32> = mesh.corner_xy.rows().into_iter().map(|p| f(p[0])).collect();
-        w.set_mesh(mesh).unwrap();
-        w.set_layer("region_elevation", Domain::Region, r.into_dyn())
-            .unwrap();
-        w.set_layer("corner_elevation", Domain::Corner, c.into_dyn())
-            .unwrap();
+        let mut w = crate::test_worlds::shaped(16, 3, meta, |x, _| (2.0 * x - 1.0) as f32);
         let xy = Array2::from_shape_vec((3, 2), vec![0.7, 0.2, 0.8, 0.5, 0.9, 0.9]).unwrap();
         w.set_layer("flora_xy", Domain::Free, xy.into_dyn())
             .unwrap();

@@ -135,22 +135,11 @@ pub fn write_heightmaps(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::Array1;
-    use orogen_world::{Domain, DualMesh, WorldMeta};
+    use orogen_world::WorldMeta;
 
     fn world() -> World {
-        let mesh = DualMesh::jittered_grid(20, 20, 1.0, 1.0, 0.4, 2);
-        let mut w = World::new(WorldMeta::default());
         // A ramp from -1 (west) to 1 (east).
-        let f = |x: f64| (2.0 * x - 1.0) as f32;
-        let r: Array1<f32> = mesh.region_xy.rows().into_iter().map(|p| f(p[0])).collect();
-        let c: Array1<f32> = mesh.corner_xy.rows().into_iter().map(|p| f(p[0])).collect();
-        w.set_mesh(mesh).unwrap();
-        w.set_layer("region_elevation", Domain::Region, r.into_dyn())
-            .unwrap();
-        w.set_layer("corner_elevation", Domain::Corner, c.into_dyn())
-            .unwrap();
-        w
+        crate::test_worlds::shaped(20, 2, WorldMeta::default(), |x, _| (2.0 * x - 1.0) as f32)
     }
 
     #[test]

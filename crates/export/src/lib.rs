@@ -45,6 +45,8 @@ pub mod rivers;
 pub mod sidecar;
 pub mod splat;
 pub mod stroke;
+#[cfg(test)]
+mod test_worlds;
 
 pub use error::ExportError;
 pub use mesh_png::mesh_png;

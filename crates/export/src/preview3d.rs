@@ -289,34 +289,13 @@ pub fn write_preview3d(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::Array1;
-    use orogen_world::{Domain, DualMesh, WorldMeta};
+    use orogen_world::WorldMeta;
 
     /// A hill in the middle of a sea.
     fn world() -> World {
-        let mesh = DualMesh::jittered_grid(30, 30, 1.0, 1.0, 0.4, 5);
-        let mut w = World::new(WorldMeta::default());
-        let f = |x: f64, y: f64| {
+        crate::test_worlds::shaped(30, 5, WorldMeta::default(), |x, y| {
             (1.0 - 8.0 * ((x - 0.5).powi(2) + (y - 0.5).powi(2))).clamp(-1.0, 1.0) as f32
-        };
-        let r: Array1<f32> = mesh
-            .region_xy
-            .rows()
-            .into_iter()
-            .map(|p| f(p[0], p[1]))
-            .collect();
-        let c: Array1<f32> = mesh
-            .corner_xy
-            .rows()
-            .into_iter()
-            .map(|p| f(p[0], p[1]))
-            .collect();
-        w.set_mesh(mesh).unwrap();
-        w.set_layer("region_elevation", Domain::Region, r.into_dyn())
-            .unwrap();
-        w.set_layer("corner_elevation", Domain::Corner, c.into_dyn())
-            .unwrap();
-        w
+        })
     }
 
     #[test]

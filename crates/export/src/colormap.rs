@@ -38,7 +38,7 @@ use rayon::prelude::*;
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
-use crate::stroke::{StrokeStyle, river_strokes, stroke_coverage};
+use crate::stroke::{StrokeStyle, clip_coverage, land_strokes, river_strokes, stroke_coverage};
 
 pub use orogen_world::color::Rgb;
 
@@ -311,6 +311,14 @@ fn lake_depth(world: &World, corner_e: &[f32]) -> Result<(Vec<f32>, Vec<f32>), E
             }
         })
         .collect();
+    // The corners a river stroke passes through are land: a river runs on land up to the lake
+    // it enters, even where its corners lie below that lake's level.
+    let mut on_river = vec![false; mesh.n_corners()];
+    for stroke in river_strokes(world, &StrokeStyle::default())? {
+        for &c in &stroke.corners {
+            on_river[c as usize] = true;
+        }
+    }
     let corner: Vec<f32> = tri
         .rows()
         .into_iter()
@@ -320,7 +328,9 @@ fn lake_depth(world: &World, corner_e: &[f32]) -> Result<(Vec<f32>, Vec<f32>), E
                 .iter()
                 .map(|&r| level[r as usize])
                 .fold(f32::NEG_INFINITY, f32::max);
-            if t.iter().any(|&r| is_lake(r as usize)) {
+            if on_river[c] && top.is_finite() && !t.iter().all(|&r| is_lake(r as usize)) {
+                (top - corner_e[c]).min(-DEPTH_EPS)
+            } else if t.iter().any(|&r| is_lake(r as usize)) {
                 top - corner_e[c]
             } else if top.is_finite() {
                 // Land below a lake's level downstream of its outlet stays dry.
@@ -383,35 +393,38 @@ fn slopes(world: &World) -> Result<RegionCorner<[f32; 2]>, ExportError> {
     Ok((region, corner))
 }
 
-/// The signed distance in pixels from pixel (i, j) to the zero line of field `at` of a raster
-/// of `stride` fields per pixel, positive where `sign x field > 0`: the value over its gradient
-/// by central differences (one-sided at the raster's edges).
+/// The signed distances in pixels from pixel (i, j) to the zero lines of the elevation (`E`,
+/// positive in the sea, below 0) and the lake depth (`LAKE`, positive in a lake) of a raster of
+/// `stride` fields per pixel: each field's value over its gradient by central differences
+/// (one-sided at the raster's edges). Both fields sit side by side, so one set of neighbours
+/// serves the two.
 #[inline]
-#[allow(clippy::too_many_arguments)]
-fn edge_distance(
-    f: &[f32],
-    stride: usize,
-    at: usize,
-    nx: usize,
-    ny: usize,
-    i: usize,
-    j: usize,
-    sign: f32,
-) -> f32 {
-    let v = |i: usize, j: usize| f[(j * nx + i) * stride + at];
-    let c = sign * v(i, j);
+fn edge_distances(f: &[f32], stride: usize, nx: usize, ny: usize, i: usize, j: usize) -> [f32; 2] {
+    let at = |i: usize, j: usize| {
+        let k = (j * nx + i) * stride;
+        [f[k + E], f[k + LAKE]]
+    };
     let (i0, i1) = (i.saturating_sub(1), (i + 1).min(nx - 1));
     let (j0, j1) = (j.saturating_sub(1), (j + 1).min(ny - 1));
-    let gx = (v(i1, j) - v(i0, j)) / (i1 - i0).max(1) as f32;
-    let gy = (v(i, j1) - v(i, j0)) / (j1 - j0).max(1) as f32;
-    let g = (gx * gx + gy * gy).sqrt();
-    if g > 0.0 {
-        c / g
-    } else if c > 0.0 {
-        f32::INFINITY
-    } else {
-        f32::NEG_INFINITY
-    }
+    // Central differences inside (half the difference), one-sided at an edge, 0 on a raster one
+    // pixel wide.
+    let scale = |lo: usize, hi: usize| if hi - lo == 2 { 0.5 } else { 1.0 };
+    let (sx, sy) = (scale(i0, i1), scale(j0, j1));
+    let (c, w, e, n, s) = (at(i, j), at(i0, j), at(i1, j), at(i, j0), at(i, j1));
+    let distance = |k: usize, sign: f32| {
+        let gx = (e[k] - w[k]) * sx;
+        let gy = (s[k] - n[k]) * sy;
+        let g = (gx * gx + gy * gy).sqrt();
+        let c = sign * c[k];
+        if g > 0.0 {
+            c / g
+        } else if c > 0.0 {
+            f32::INFINITY
+        } else {
+            f32::NEG_INFINITY
+        }
+    };
+    [distance(0, -1.0), distance(1, 1.0)]
 }
 
 /// Coverage from a signed distance in pixels.
@@ -432,8 +445,7 @@ struct Water {
 impl Water {
     #[inline]
     fn at(f: &[f32], stride: usize, nx: usize, ny: usize, i: usize, j: usize) -> Water {
-        let sea_d = edge_distance(f, stride, E, nx, ny, i, j, -1.0);
-        let lake_d = edge_distance(f, stride, LAKE, nx, ny, i, j, 1.0);
+        let [sea_d, lake_d] = edge_distances(f, stride, nx, ny, i, j);
         Water {
             sea: coverage(sea_d),
             lake: coverage(lake_d),
@@ -491,21 +503,18 @@ fn water_cover(f: &[f32], nx: usize, ny: usize) -> Vec<f32> {
     out
 }
 
-/// The river coverage of `grid` (`ny x nx`, 0 ..= 1): the strokes of [`crate::stroke`] clipped
-/// to land (times one minus [`water_coverage`]). Empty (all 0) without a `rivers` layer.
+/// The river coverage of `grid` (`ny x nx`, 0 ..= 1): the strokes of [`crate::stroke`] as
+/// drawn over `water` ([`water_coverage`]; [`land_strokes`]), rasterised and clipped to land
+/// ([`clip_coverage`]). Empty (all 0) without a `rivers` layer.
 pub fn river_coverage(
     world: &World,
     grid: &PixelGrid,
     style: &StrokeStyle,
     water: &[f32],
 ) -> Result<Vec<f32>, ExportError> {
-    let strokes = river_strokes(world, style)?;
+    let strokes = land_strokes(&river_strokes(world, style)?, water, grid);
     let mut cover = stroke_coverage(&strokes, grid);
-    // Nothing on a pixel that is mostly water; the shore's own pixels fade by their land share.
-    cover
-        .par_iter_mut()
-        .zip(water.par_iter())
-        .for_each(|(c, &w)| *c = if w >= 0.5 { 0.0 } else { *c * (1.0 - w) });
+    clip_coverage(&mut cover, water);
     Ok(cover)
 }
 
@@ -519,6 +528,62 @@ fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
 fn tint(c: Rgb, d: f32) -> Rgb {
     let t = SHORE_TINT * (1.0 - d / SHORE_TINT_PX).clamp(0.0, 1.0);
     mix(c, [1.0; 3], t)
+}
+
+/// The colour map's pixels from a raster of `K` fields per pixel (elevation, lake depth,
+/// moisture, and with `K = 5` the slope, shaded), and the water share of each pixel when
+/// `with_water` (for the rivers' shore clip; empty otherwise).
+fn paint<const K: usize>(
+    f: &[f32],
+    nx: usize,
+    ny: usize,
+    table: ndarray::ArrayView3<'_, f32>,
+    options: &ColormapOptions,
+    with_water: bool,
+) -> (Vec<[u8; 3]>, Vec<f32>) {
+    let w = options.water;
+    let sun = crate::relief::sun();
+    let strength = f64::from(options.hillshade);
+    let mut rgb = vec![[0u8; 3]; nx * ny];
+    let mut water = vec![0.0f32; if with_water { nx * ny } else { 0 }];
+    let pixel = |i: usize, j: usize| -> ([u8; 3], f32) {
+        let p = &f[(j * nx + i) * K..(j * nx + i + 1) * K];
+        let wat = Water::at(f, K, nx, ny, i, j);
+        let mut c = [0.0; 3];
+        if wat.sea < 1.0 && wat.lake < 1.0 {
+            c = table_lookup(table, p[E], p[M]);
+            if K > GY {
+                let (gx, gy) = (f64::from(p[GX]) * strength, f64::from(p[GY]) * strength);
+                let s = crate::relief::shade(gx, gy, sun, HILLSHADE_AMOUNT) as f32;
+                c = c.map(|v| v * s);
+            }
+        }
+        if wat.sea > 0.0 {
+            let sea = tint(ocean_color(w.shallow, w.deep, -p[E]), wat.sea_d);
+            c = mix(c, sea, wat.sea);
+        }
+        if wat.lake > 0.0 {
+            c = mix(c, tint(w.lake, wat.lake_d), wat.lake);
+        }
+        (c.map(to_u8), wat.cover())
+    };
+    if with_water {
+        rgb.par_chunks_mut(nx)
+            .zip(water.par_chunks_mut(nx))
+            .enumerate()
+            .for_each(|(j, (row, wrow))| {
+                for (i, (px, wp)) in row.iter_mut().zip(wrow.iter_mut()).enumerate() {
+                    (*px, *wp) = pixel(i, j);
+                }
+            });
+    } else {
+        rgb.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+            for (i, px) in row.iter_mut().enumerate() {
+                *px = pixel(i, j).0;
+            }
+        });
+    }
+    (rgb, water)
 }
 
 /// Paints the colour map (`ny x nx x 3`, 8-bit RGB). Reads the mesh, `region_elevation`
@@ -544,73 +609,39 @@ pub fn colormap(
     // in one pass: elevation, lake depth, moisture and the slope.
     let ((region_e, corner_e), (region_d, corner_d)) = water_fields(world)?;
     let corner_m = corner_mean(mesh, |r| region_m[r]);
-    let shaded = options.hillshade > 0.0;
-    let (region_g, corner_g) = if shaded {
-        slopes(world)?
-    } else {
-        (
-            vec![[0.0; 2]; mesh.n_regions()],
-            vec![[0.0; 2]; mesh.n_corners()],
-        )
-    };
-    let region_fields: Vec<[f32; 5]> = (0..mesh.n_regions())
-        .map(|r| {
-            [
-                region_e[r],
-                region_d[r],
-                region_m[r],
-                region_g[r][0],
-                region_g[r][1],
-            ]
-        })
-        .collect();
-    let corner_fields: Vec<[f32; 5]> = (0..mesh.n_corners())
-        .map(|c| {
-            [
-                corner_e[c],
-                corner_d[c],
-                corner_m[c],
-                corner_g[c][0],
-                corner_g[c][1],
-            ]
-        })
-        .collect();
-    let fields = rasterize_mesh_fields(mesh, &region_fields, &corner_fields, &grid.sampling())?;
-    let f = fields.as_slice().expect("a new raster is contiguous");
     let (nx, ny) = (grid.nx, grid.ny);
+    let draw_rivers = options.rivers && world.has_layer("rivers");
+    // The slope fields only when shading: without them the raster holds 3 fields, not 5.
+    let (mut rgb, water) = if options.hillshade > 0.0 {
+        let (region_g, corner_g) = slopes(world)?;
+        let region: Vec<[f32; 5]> = (0..mesh.n_regions())
+            .map(|r| {
+                let g = region_g[r];
+                [region_e[r], region_d[r], region_m[r], g[0], g[1]]
+            })
+            .collect();
+        let corner: Vec<[f32; 5]> = (0..mesh.n_corners())
+            .map(|c| {
+                let g = corner_g[c];
+                [corner_e[c], corner_d[c], corner_m[c], g[0], g[1]]
+            })
+            .collect();
+        let fields = rasterize_mesh_fields(mesh, &region, &corner, &grid.sampling())?;
+        let f = fields.as_slice().expect("a new raster is contiguous");
+        paint::<5>(f, nx, ny, table, options, draw_rivers)
+    } else {
+        let region: Vec<[f32; 3]> = (0..mesh.n_regions())
+            .map(|r| [region_e[r], region_d[r], region_m[r]])
+            .collect();
+        let corner: Vec<[f32; 3]> = (0..mesh.n_corners())
+            .map(|c| [corner_e[c], corner_d[c], corner_m[c]])
+            .collect();
+        let fields = rasterize_mesh_fields(mesh, &region, &corner, &grid.sampling())?;
+        let f = fields.as_slice().expect("a new raster is contiguous");
+        paint::<3>(f, nx, ny, table, options, draw_rivers)
+    };
     let w = options.water;
-    let sun = crate::relief::sun();
-    let strength = f64::from(options.hillshade);
-    let mut rgb = vec![[0u8; 3]; nx * ny];
-    let mut water = vec![0.0f32; nx * ny];
-    rgb.par_chunks_mut(nx)
-        .zip(water.par_chunks_mut(nx))
-        .enumerate()
-        .for_each(|(j, (row, wrow))| {
-            for (i, (px, wp)) in row.iter_mut().zip(wrow.iter_mut()).enumerate() {
-                let p = &f[(j * nx + i) * 5..(j * nx + i + 1) * 5];
-                let wat = Water::at(f, 5, nx, ny, i, j);
-                let mut c = [0.0; 3];
-                if wat.sea < 1.0 && wat.lake < 1.0 {
-                    c = table_lookup(table, p[E], p[M]);
-                    if shaded {
-                        let (gx, gy) = (f64::from(p[GX]) * strength, f64::from(p[GY]) * strength);
-                        let s = crate::relief::shade(gx, gy, sun, HILLSHADE_AMOUNT) as f32;
-                        c = c.map(|v| v * s);
-                    }
-                }
-                if wat.sea > 0.0 {
-                    let sea = tint(ocean_color(w.shallow, w.deep, -p[E]), wat.sea_d);
-                    c = mix(c, sea, wat.sea);
-                }
-                if wat.lake > 0.0 {
-                    c = mix(c, tint(w.lake, wat.lake_d), wat.lake);
-                }
-                *px = c.map(to_u8);
-                *wp = wat.cover();
-            }
-        });
-    if options.rivers && world.has_layer("rivers") {
+    if draw_rivers {
         let cover = river_coverage(world, grid, &StrokeStyle::default(), &water)?;
         rgb.par_iter_mut()
             .zip(cover.par_iter())

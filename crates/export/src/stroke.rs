@@ -12,9 +12,12 @@
 //! `river_width` (metres from flow, computed by the hydrology stage); a river starting at a
 //! source tapers linearly from a point to its width over its first segment; a tributary keeps its
 //! own width to the junction (its round end lies inside the wider river); a piece that ends at
-//! the sea or in a lake goes on [`EXTEND`] segments beyond its last corner (and one that leaves a
-//! lake starts as far inside it), so that clipping the strokes to land ([`crate::colormap::water_coverage`])
-//! ends them exactly on the shore, without a gap.
+//! the sea or in a lake goes on beyond its last corner toward the site of the water region that
+//! corner touches, [`EXTEND`] of the way (and one that leaves a lake starts as far inside it), so
+//! that clipping the strokes to land ([`crate::colormap::water_coverage`]) ends them exactly on
+//! the shore, without a gap. The extension stays inside that region's Voronoi cell (convex, and
+//! holding both the corner and the site), so it never crosses a narrow lake and comes out on
+//! land beyond it; it has no meander.
 //!
 //! Raster ([`stroke_coverage`]): each sampled segment is a capsule whose radius varies linearly
 //! along it; a pixel's coverage is `clamp(r + 0.5 - d, 0, 1)` for the distance `d` from its centre
@@ -24,14 +27,16 @@
 //! the same bytes for any thread count.
 
 use orogen_world::World;
+use orogen_world::ids::water;
 use orogen_world::seed::{item_seed, stage_seed};
 use rayon::prelude::*;
 
 use crate::ExportError;
 use crate::grid::{PixelGrid, Sampling};
 
-/// How far (in lengths of the last segment) a piece ending in water reaches past its last
-/// corner before the water clips it.
+/// How far a piece ending in water reaches past its last corner before the water clips it: this
+/// share of the way toward the site of the water region the corner touches (or, with no such
+/// region, of the last segment's length, straight on).
 pub const EXTEND: f64 = 0.75;
 
 /// Rows per band of the parallel rasteriser.
@@ -65,6 +70,10 @@ pub struct StrokePoint {
     pub y: f64,
     /// Half the river's width here, in map units.
     pub half_width: f64,
+    /// Where the point lies along the stroke's corners: `k + t` between corners `k` and `k + 1`
+    /// (below 0 and beyond the last corner on the parts extended into water). Per-corner data
+    /// (elevation for a 3-D view) interpolates by it.
+    pub along: f64,
 }
 
 /// Where a stroke ends.
@@ -129,6 +138,22 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
     let width = ragged("river_width")?
         .unwrap_or_else(|| vec![1e-3 * world.meta.width.max(world.meta.height); n]);
     let on_lake = ragged("river_on_lake")?.unwrap_or_else(|| vec![0.0; n]);
+    let kinds = if world.has_layer("region_water") {
+        let kinds = world.water_kinds()?;
+        if kinds.len() != mesh.n_regions() {
+            return Err(bad(
+                "region_water",
+                format!(
+                    "has {} values for {} regions",
+                    kinds.len(),
+                    mesh.n_regions()
+                ),
+            ));
+        }
+        Some(kinds)
+    } else {
+        None
+    };
     if let Some(&c) = corners.iter().find(|&&c| c as usize >= mesh.n_corners()) {
         return Err(bad("rivers", format!("corner {c} is out of range")));
     }
@@ -171,7 +196,7 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
                         seed: river_seed,
                         first_segment: start - s,
                     };
-                    strokes.push(piece.stroke(mesh, style, river));
+                    strokes.push(piece.stroke(mesh, kinds.as_deref(), style, river));
                     // Only drawn corners: a river that reaches another on its lake part ends
                     // in the lake, not at a junction.
                     for &c in &corners[start..=k] {
@@ -214,7 +239,13 @@ struct Piece<'a> {
 }
 
 impl Piece<'_> {
-    fn stroke(&self, mesh: &orogen_world::DualMesh, style: &StrokeStyle, river: usize) -> Stroke {
+    fn stroke(
+        &self,
+        mesh: &orogen_world::DualMesh,
+        kinds: Option<&[u8]>,
+        style: &StrokeStyle,
+        river: usize,
+    ) -> Stroke {
         let xy = |c: u32| {
             [
                 mesh.corner_xy[[c as usize, 0]],
@@ -228,33 +259,62 @@ impl Piece<'_> {
             // A tributary keeps its own width to the junction.
             half[m - 1] = half[m - 2];
         }
-        let extend = |a: [f64; 2], b: [f64; 2]| {
-            [b[0] + EXTEND * (b[0] - a[0]), b[1] + EXTEND * (b[1] - a[1])]
+        // From corner `c` at `b` (reached from `a`) into the water it touches: toward the site
+        // of its water region most ahead, else straight on.
+        let extend = |c: u32, a: [f64; 2], b: [f64; 2]| {
+            let ahead = [b[0] - a[0], b[1] - a[1]];
+            let site = kinds.and_then(|kinds| {
+                mesh.corner_regions
+                    .row(c as usize)
+                    .iter()
+                    .filter(|&&r| kinds[r as usize] != water::LAND)
+                    .map(|&r| {
+                        let r = r as usize;
+                        [mesh.region_xy[[r, 0]], mesh.region_xy[[r, 1]]]
+                    })
+                    .max_by(|p, q| {
+                        let dot =
+                            |p: &[f64; 2]| (p[0] - b[0]) * ahead[0] + (p[1] - b[1]) * ahead[1];
+                        dot(p).total_cmp(&dot(q))
+                    })
+            });
+            let to = site.unwrap_or([b[0] + ahead[0], b[1] + ahead[1]]);
+            [
+                b[0] + EXTEND * (to[0] - b[0]),
+                b[1] + EXTEND * (to[1] - b[1]),
+            ]
         };
         let mut lead = 0;
         if !self.from_source {
-            let before = extend(pts[1], pts[0]);
+            let before = extend(self.corners[0], pts[1], pts[0]);
             pts.insert(0, before);
             half.insert(0, half[0]);
             lead = 1;
         }
-        if matches!(self.end, StrokeEnd::Mouth | StrokeEnd::Lake) {
+        let trail = matches!(self.end, StrokeEnd::Mouth | StrokeEnd::Lake);
+        if trail {
             let m = pts.len();
-            let after = extend(pts[m - 2], pts[m - 1]);
+            let after = extend(self.corners[self.corners.len() - 1], pts[m - 2], pts[m - 1]);
             pts.push(after);
             half.push(half[m - 1]);
         }
+        let n_segments = pts.len() - 1;
         let points = sample(
             &pts,
             &half,
             style,
             |seg| {
+                // No meander on the extensions into water.
+                if seg < lead || (trail && seg + 1 == n_segments) {
+                    return 0.0;
+                }
                 // The meander's bend of each segment, seeded by its index within the river.
                 let k = (self.first_segment + seg) as i64 - lead as i64;
                 let h = item_seed(self.seed, k as u64);
                 ((h >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
             },
             self.from_source,
+            lead,
         );
         Stroke {
             river,
@@ -276,13 +336,14 @@ pub fn smooth_stroke(points: &[[f64; 2]], half_width: f64, samples: usize) -> Ve
             x: points[0][0],
             y: points[0][1],
             half_width,
+            along: 0.0,
         }],
         n => {
             let style = StrokeStyle {
                 samples,
                 meander: 0.0,
             };
-            sample(points, &vec![half_width; n], &style, |_| 0.0, false)
+            sample(points, &vec![half_width; n], &style, |_| 0.0, false, 0)
         }
     }
 }
@@ -290,13 +351,14 @@ pub fn smooth_stroke(points: &[[f64; 2]], half_width: f64, samples: usize) -> Ve
 /// Samples the centripetal Catmull-Rom curve through `pts` (end tangents by reflection),
 /// `style.samples` points a segment, with half-widths interpolated linearly per segment,
 /// bent sideways by `bend(segment) x style.meander x length x sin^2(pi t)`, and tapered from a
-/// point over the first segment when `taper`.
+/// point over the first segment when `taper`; `lead` points come before the first corner.
 fn sample(
     pts: &[[f64; 2]],
     half: &[f64],
     style: &StrokeStyle,
     bend: impl Fn(usize) -> f64,
     taper: bool,
+    lead: usize,
 ) -> Vec<StrokePoint> {
     let n = pts.len();
     let steps = style.samples.max(1);
@@ -334,6 +396,7 @@ fn sample(
                 x: x + off * nx,
                 y: y + off * ny,
                 half_width: hw,
+                along: i as f64 + t - lead as f64,
             });
         }
     }
@@ -342,6 +405,7 @@ fn sample(
         x: last[0],
         y: last[1],
         half_width: half[n - 1],
+        along: (n - 1) as f64 - lead as f64,
     });
     out
 }
@@ -390,6 +454,102 @@ struct Capsule {
     b: [f64; 2],
     ra: f64,
     rb: f64,
+}
+
+/// The strokes as drawn over `water` (the water share of each pixel of `grid`, `ny x nx`, as
+/// [`crate::colormap::water_coverage`] gives it): each stroke is cut where its centreline enters
+/// a mostly-water pixel, and keeps the runs of its centreline on land that hold part of its
+/// corners' course, each reaching half-way to its first point in the water on either side so
+/// that [`clip_coverage`] ends it on the shore. A river crossing a sliver of water is two strokes (it
+/// enters the water and leaves it); the part of an extension into water that comes out on land
+/// beyond it (a narrow lake, a pond beside the mouth) is dropped. Split strokes keep their river;
+/// a part that ends in water ends as [`StrokeEnd::Lake`] and a part that starts there is not
+/// `from_source`; each lists the corners its course passes.
+pub fn land_strokes(strokes: &[Stroke], water: &[f32], grid: &PixelGrid) -> Vec<Stroke> {
+    let (nx, ny) = (grid.nx, grid.ny);
+    let (sx, sy, off) = to_pixels(grid);
+    let wet = |p: &StrokePoint| -> bool {
+        let (i, j) = ((p.x * sx + off).round(), (p.y * sy + off).round());
+        i >= 0.0
+            && j >= 0.0
+            && i < nx as f64
+            && j < ny as f64
+            && water[j as usize * nx + i as usize] >= WET
+    };
+    let mut out = Vec::with_capacity(strokes.len());
+    for s in strokes {
+        let last_corner = s.corners.len().saturating_sub(1) as f64;
+        let n = s.points.len();
+        let mut k = 0;
+        let mut runs = Vec::new();
+        while k < n {
+            if wet(&s.points[k]) {
+                k += 1;
+                continue;
+            }
+            let start = k;
+            while k < n && !wet(&s.points[k]) {
+                k += 1;
+            }
+            let (a, b) = (start, k - 1);
+            let (lo, hi) = (s.points[a].along, s.points[b].along);
+            if hi >= 0.0 && lo <= last_corner {
+                runs.push((a, b));
+            }
+        }
+        let whole = runs.len() == 1 && runs[0] == (0, n - 1);
+        if whole {
+            out.push(s.clone());
+            continue;
+        }
+        for (a, b) in runs {
+            // Half-way to the first wet point on either side: the clip ends the stroke at the
+            // shore, and its round end reaches no further.
+            let mid = |p: &StrokePoint, q: &StrokePoint| StrokePoint {
+                x: 0.5 * (p.x + q.x),
+                y: 0.5 * (p.y + q.y),
+                half_width: 0.5 * (p.half_width + q.half_width),
+                along: 0.5 * (p.along + q.along),
+            };
+            let mut points = Vec::with_capacity(b - a + 3);
+            if a > 0 {
+                points.push(mid(&s.points[a - 1], &s.points[a]));
+            }
+            points.extend_from_slice(&s.points[a..=b]);
+            if b + 1 < n {
+                points.push(mid(&s.points[b], &s.points[b + 1]));
+            }
+            let (lo, hi) = (s.points[a].along, s.points[b].along);
+            let corners = s
+                .corners
+                .iter()
+                .enumerate()
+                .filter(|&(c, _)| (c as f64) >= lo.floor() && (c as f64) <= hi.ceil())
+                .map(|(_, &c)| c)
+                .collect();
+            out.push(Stroke {
+                river: s.river,
+                from_source: s.from_source && a == 0,
+                end: if b == n - 1 { s.end } else { StrokeEnd::Lake },
+                corners,
+                points,
+            });
+        }
+    }
+    out
+}
+
+/// The water share from which a pixel counts as water: strokes are cut there, and
+/// [`clip_coverage`] draws nothing on it.
+pub const WET: f32 = 0.5;
+
+/// Clips stroke coverage to land: nothing on a mostly-water pixel ([`WET`]), and the shore's
+/// own pixels fade by their land share.
+pub fn clip_coverage(cover: &mut [f32], water: &[f32]) {
+    cover
+        .par_iter_mut()
+        .zip(water.par_iter())
+        .for_each(|(c, &w)| *c = if w >= WET { 0.0 } else { *c * (1.0 - w) });
 }
 
 /// The coverage (0 ..= 1, `ny x nx` row-major) of `strokes` on `grid`, combined by maximum.
@@ -495,7 +655,12 @@ mod tests {
             corners: Vec::new(),
             points: points
                 .iter()
-                .map(|&(x, y, half_width)| StrokePoint { x, y, half_width })
+                .map(|&(x, y, half_width)| StrokePoint {
+                    x,
+                    y,
+                    half_width,
+                    along: 0.0,
+                })
                 .collect(),
         }
     }
@@ -537,7 +702,7 @@ mod tests {
             samples: 5,
             meander: 0.0,
         };
-        let out = sample(&pts, &half, &style, |_| 1.0, true);
+        let out = sample(&pts, &half, &style, |_| 1.0, true, 0);
         assert_eq!(out.len(), 3 * 5 + 1);
         for (i, p) in pts.iter().enumerate() {
             let q = out[i * 5];
@@ -571,6 +736,7 @@ mod tests {
             &style,
             |s| if s == 0 { 1.0 } else { -1.0 },
             false,
+            0,
         );
         let max = out.iter().map(|p| p.y.abs()).fold(0.0, f64::max);
         assert!((max - 0.12).abs() < 1e-9, "{max}");
@@ -605,5 +771,43 @@ mod tests {
         let one = run(1);
         assert_eq!(one, run(3));
         assert!(one.iter().filter(|&&v| v > 0.0).count() > 1000);
+    }
+
+    /// A stroke crossing a band of water is cut into two strokes that reach half-way into it;
+    /// the part of an extension that comes out on land beyond the water is dropped.
+    #[test]
+    fn land_strokes_cut_at_water_and_drop_what_lies_beyond() {
+        let grid = PixelGrid::centres(40, 1.0, 1.0).unwrap();
+        // Water in columns 18..=21 and 34..=35.
+        let water: Vec<f32> = (0..40 * 40)
+            .map(|i| f32::from(u8::from(matches!(i % 40, 18..=21 | 34..=35))))
+            .collect();
+        // Points 2 px apart from x = 0.1; the first 16 are corners, the last two an extension.
+        let mut s = line(
+            &(0..=17)
+                .map(|k| (0.05 * k as f64 + 0.1, 0.5, 0.01))
+                .collect::<Vec<_>>(),
+        );
+        for (k, p) in s.points.iter_mut().enumerate() {
+            p.along = k as f64;
+        }
+        s.corners = (0..=15).collect();
+        s.from_source = true;
+        s.end = StrokeEnd::Lake;
+        let out = land_strokes(&[s], &water, &grid);
+        assert_eq!(out.len(), 2, "{out:#?}");
+        let px = |p: &StrokePoint| p.x * 40.0 - 0.5;
+        // The first ends half-way to its first point in the band (15.5 -> 17.5 px), the second
+        // starts half-way from its last one (19.5 -> 21.5 px).
+        assert_eq!(px(out[0].points.last().unwrap()), 16.5);
+        assert_eq!(px(&out[1].points[0]), 20.5);
+        assert!(out[0].from_source && !out[1].from_source);
+        assert_eq!(out[0].end, StrokeEnd::Lake);
+        // The land beyond the second band holds only the extension (along > 15): dropped.
+        assert!(out[1].points.iter().all(|p| px(p) < 35.0));
+        assert!(out.iter().all(|o| !o.corners.is_empty()));
+        let mut cover = stroke_coverage(&out, &grid);
+        clip_coverage(&mut cover, &water);
+        assert!((0..40).all(|j| cover[j * 40 + 19] == 0.0 && cover[j * 40 + 37] == 0.0));
     }
 }

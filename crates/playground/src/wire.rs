@@ -13,6 +13,8 @@
 //! `corner_regions`, `edges`) and the colour table (`table`, u8 RGB) are sent only when the
 //! page does not hold them yet ([`mesh_arrays`], [`table_array`]).
 
+use orogen_export::ExportError;
+use orogen_export::stroke::{StrokeStyle, river_strokes};
 use orogen_world::ids::water;
 use orogen_world::{World, WorldError};
 use serde_json::{Map, Value, json};
@@ -117,7 +119,6 @@ pub(crate) fn table_array(world: &World, out: &mut Arrays) -> Result<[usize; 2],
 
 /// The world's per-run arrays (see the module doc).
 pub(crate) fn world_arrays(world: &World, out: &mut Arrays) -> Result<(), WorldError> {
-    let mesh = world.mesh()?;
     out.f32(
         "region_elevation",
         world.view1::<f32>("region_elevation")?.iter().copied(),
@@ -132,7 +133,7 @@ pub(crate) fn world_arrays(world: &World, out: &mut Arrays) -> Result<(), WorldE
     );
     out.u8("region_water", world.view1::<u8>("region_water")?.to_vec());
     out.u8("region_biome", world.view1::<u8>("region_biome")?.to_vec());
-    rivers(world, mesh, out)?;
+    rivers(world, out)?;
     if world.has_layer("flora_xy") {
         out.f32(
             "flora_xy",
@@ -150,54 +151,41 @@ pub(crate) fn world_arrays(world: &World, out: &mut Arrays) -> Result<(), WorldE
     Ok(())
 }
 
-/// River strokes from `rivers`, `river_width` and `river_on_lake`: polylines of corner
-/// positions with their elevation and width, split where a segment lies on a lake surface.
-fn rivers(
-    world: &World,
-    mesh: &orogen_world::DualMesh,
-    out: &mut Arrays,
-) -> Result<(), WorldError> {
+/// The river strokes the exporters draw ([`orogen_export::stroke::river_strokes`]: smooth,
+/// meandering, tapered, split at lakes), without their extensions into water (the page has no
+/// shore clip): per point its position, width and elevation (the corners' elevation,
+/// interpolated along the stroke, never below sea level).
+fn rivers(world: &World, out: &mut Arrays) -> Result<(), WorldError> {
     let (mut xy, mut z, mut width, mut offsets) = (Vec::new(), Vec::new(), Vec::new(), vec![0u32]);
-    if world.has_layer("rivers") {
-        let starts = world.offsets("rivers")?.to_vec();
-        let corners: Vec<u32> = world.view::<u32>("rivers")?.iter().copied().collect();
-        let widths: Vec<f32> = world.view::<f32>("river_width")?.iter().copied().collect();
-        let on_lake: Vec<u8> = match world.view::<u8>("river_on_lake") {
-            Ok(v) => v.iter().copied().collect(),
-            Err(_) => vec![0; corners.len()],
-        };
-        let corner_e = world.view1::<f32>("corner_elevation")?;
-        let bad = || WorldError::BadLayer {
+    let strokes = river_strokes(world, &StrokeStyle::default()).map_err(|e| match e {
+        ExportError::World(e) => e,
+        other => WorldError::BadLayer {
             name: "rivers".into(),
-            problem: "corner id out of range or widths of another length".into(),
-        };
-        if widths.len() != corners.len() || on_lake.len() != corners.len() {
-            return Err(bad());
-        }
-        for river in starts.windows(2) {
-            let (s, e) = (river[0] as usize, (river[1] as usize).min(corners.len()));
-            let mut open = 0usize; // points in the stroke being built
-            for k in s..e {
-                let c = corners[k] as usize;
-                if c >= mesh.n_corners() {
-                    return Err(bad());
-                }
-                xy.extend([mesh.corner_xy[[c, 0]] as f32, mesh.corner_xy[[c, 1]] as f32]);
-                z.push(corner_e[c].max(0.0));
-                width.push(widths[k]);
-                open += 1;
-                // The segment to the next vertex lies on a lake (or this is the last vertex):
-                // end the stroke here.
-                if on_lake[k] != 0 || k + 1 == e {
-                    if open >= 2 {
-                        offsets.push((xy.len() / 2) as u32);
-                    } else {
-                        xy.truncate(xy.len() - 2 * open);
-                        z.truncate(z.len() - open);
-                        width.truncate(width.len() - open);
-                    }
-                    open = 0;
-                }
+            problem: other.to_string(),
+        },
+    })?;
+    if !strokes.is_empty() {
+        let corner_e = world.view1::<f32>("corner_elevation")?;
+        for s in &strokes {
+            let last = (s.corners.len() - 1) as f64;
+            let height = |along: f64| {
+                let k = (along.floor() as usize).min(s.corners.len() - 1);
+                let t = (along - k as f64) as f32;
+                let e = |k: usize| corner_e[s.corners[k.min(s.corners.len() - 1)] as usize];
+                (e(k) + (e(k + 1) - e(k)) * t).max(0.0)
+            };
+            let start = xy.len();
+            for p in s.points.iter().filter(|p| (0.0..=last).contains(&p.along)) {
+                xy.extend([p.x as f32, p.y as f32]);
+                z.push(height(p.along));
+                width.push((2.0 * p.half_width) as f32);
+            }
+            if xy.len() - start >= 4 {
+                offsets.push((xy.len() / 2) as u32);
+            } else {
+                xy.truncate(start);
+                z.truncate(start / 2);
+                width.truncate(start / 2);
             }
         }
     }

@@ -18,7 +18,8 @@ pub struct Palette {
     pub deep_ocean: Rgb,
     /// Shallow ocean (depth 0). Default: (0.12, 0.40, 0.70).
     pub shallow_ocean: Rgb,
-    /// Lakes (orogen's choice; the reference has none). Default: (0.20, 0.45, 0.75).
+    /// Lakes (orogen's choice; the reference has none): lighter than the shallow sea, so fresh
+    /// water reads apart from the ocean. Default: (0.36, 0.60, 0.82).
     pub lake: Rgb,
     /// Rivers. Default: (0.05, 0.25, 0.65).
     pub river: Rgb,
@@ -47,7 +48,7 @@ impl Default for Palette {
         Palette {
             deep_ocean: [0.02, 0.15, 0.50],
             shallow_ocean: [0.12, 0.40, 0.70],
-            lake: [0.20, 0.45, 0.75],
+            lake: [0.36, 0.60, 0.82],
             river: [0.05, 0.25, 0.65],
             beach: [0.95, 0.90, 0.65],
             desert: [0.98, 0.85, 0.55],

@@ -456,7 +456,11 @@ fn the_playground_works_in_a_headless_browser() {
         d.click("#layer option[value=heightmap]")
     });
     driver.click("#layer option[value=colormap]");
-    // The relief strength to 0: shading off.
+    // The relief strength to its greatest (on either way: the strength itself must show), then
+    // to 0: shading off.
+    driver.changes_the_view("view: hillshade strength", |d| {
+        d.keys("#p-export_hillshade", "\u{E010}", 1)
+    });
     driver.changes_the_view("view: hillshade", |d| {
         d.keys("#p-export_hillshade", "\u{E011}", 1)
     });

@@ -30,7 +30,7 @@ const state = {
   world: null,         // the last world (header and arrays)
   view: {
     mode: '3d', layer: 'colormap', rivers: true, flora: false, outlines: false,
-    hillshade: false, exaggeration: 4, cam: { yaw: 0.5, pitch: 0.75, dist: 1.35 },
+    hillshade: 0, exaggeration: 4, cam: { yaw: 0.5, pitch: 0.75, dist: 1.35 },
   },
   perf: { server: [], frame: [] },
   errors: [],
@@ -479,7 +479,7 @@ async function start() {
   }
   $('layout').value = state.config['elevation.layout'];
   for (const row of params) addControl(row);
-  state.view.hillshade = !!state.config['export.hillshade'];
+  state.view.hillshade = Number(state.config['export.hillshade']) || 0;
   if (!$('params-rivers').children.length) {
     $('rivers-none').hidden = false;
   }

@@ -39,7 +39,7 @@ window.OrogenGL = (() => {
     uniform sampler2D biomeColors; // 1 row, one texel per biome id
     uniform vec3 shallow; uniform vec3 deep; uniform vec3 lakeColor;
     uniform int layer; // 0 colour map, 1 biomes, 2 heightmap
-    uniform int hillshade; uniform int mode3d;
+    uniform float hillStrength; uniform int mode3d;
     uniform float maxH; uniform float maxD; uniform float metresPerUnit;
     out vec4 outColor;
     vec3 lookup(float e, float m) {
@@ -69,17 +69,16 @@ window.OrogenGL = (() => {
         if (n.y < 0.0) n = -n;
         float l = max(dot(n, normalize(vec3(-0.5, 0.8, -0.5))), 0.0);
         c *= 0.45 + 0.7 * l;
-      } else if (hillshade == 1 && vE > 0.0 && layer == 0) {
-        // Metres per map unit across, metres of height: the exporter's Lambert factor.
+      } else if (hillStrength > 0.0 && vE > 0.0 && layer == 0) {
+        // The exporter's relief::shade: slopes in metres per metre times the strength, a sun in
+        // the north-west 45 degrees up, colour x (1 + 0.65 (clamp(lit, 0, 1.5) - 1)).
         float h = max(vE, 0.0) * maxH;
-        float dx = dFdx(vP.x) * metresPerUnit; float dy = dFdy(vP.z) * metresPerUnit;
-        float dzdx = dFdx(h) / dx; float dzdy = dFdy(h) / dy;
-        vec3 nn = vec3(-dzdx, -dzdy, 1.0);
-        float s = 0.70710678;
-        vec3 sun = vec3(s * sin(5.497787), -s * cos(5.497787), s);
-        float lambert = dot(nn, sun) / length(nn);
-        float f = 0.6 + 0.4 * clamp(lambert / sun.z, 0.0, 1.4);
-        c *= f;
+        float ex = dFdx(vP.x) * metresPerUnit; float ey = dFdy(vP.z) * metresPerUnit;
+        float gx = abs(ex) > 0.0 ? hillStrength * dFdx(h) / ex : 0.0;
+        float gy = abs(ey) > 0.0 ? hillStrength * dFdy(h) / ey : 0.0;
+        vec3 sun = vec3(-0.5, -0.5, 0.70710678);
+        float lambert = (-gx * sun.x - gy * sun.y + sun.z) / sqrt(gx * gx + gy * gy + 1.0);
+        c *= 1.0 + 0.65 * (clamp(lambert / sun.z, 0.0, 1.5) - 1.0);
       }
       outColor = vec4(c, 1.0);
     }`;
@@ -380,7 +379,7 @@ window.OrogenGL = (() => {
       gl.uniform1i(pp.u.mode3d, is3d ? 1 : 0);
       gl.uniform1i(pp.u.nRegions, r.mesh.R);
       gl.uniform1i(pp.u.layer, { colormap: 0, biomes: 1, heightmap: 2 }[view.layer] || 0);
-      gl.uniform1i(pp.u.hillshade, view.hillshade ? 1 : 0);
+      gl.uniform1f(pp.u.hillStrength, Number(view.hillshade) || 0);
       gl.uniform1f(pp.u.maxH, w.max_height_m);
       gl.uniform1f(pp.u.maxD, w.max_depth_m);
       gl.uniform1f(pp.u.metresPerUnit, w.world_size_m / w.width);

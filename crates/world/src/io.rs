@@ -243,26 +243,8 @@ impl Entry {
         let mut slice = &self.0[..];
         let header = ndarray_npy::npy::header::Header::from_reader(&mut slice)
             .map_err(|e| WorldError::bad_array(name, format!("bad .npy header: {e}")))?;
-        let n_elems = header
-            .shape
-            .iter()
-            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-            .ok_or_else(|| {
-                WorldError::bad_array(name, format!("shape {:?} overflows", header.shape))
-            })?;
-        let elem_size = std::mem::size_of::<T>();
-        let needed = n_elems.checked_mul(elem_size.max(1));
-        if needed != Some(slice.len()) {
-            return Err(WorldError::bad_array(
-                name,
-                format!(
-                    "shape {:?} needs {} bytes of data but {} are present (truncated or tampered)",
-                    header.shape,
-                    needed.map_or_else(|| "too many".to_owned(), |n| n.to_string()),
-                    slice.len()
-                ),
-            ));
-        }
+        check_npy_payload(&header.shape, std::mem::size_of::<T>(), slice.len())
+            .map_err(|problem| WorldError::bad_array(name, problem))?;
         ArrayD::<T>::read_npy(&self.0[..]).map_err(|e| WorldError::bad_array(name, e.to_string()))
     }
 
@@ -277,6 +259,23 @@ impl Entry {
             .into_dimensionality::<Ix2>()
             .map_err(|_| WorldError::bad_array(name, "expected a 2-D array"))
     }
+}
+
+/// Checks that an `.npy` payload of `present` bytes holds exactly `shape` elements of
+/// `elem_size` bytes, before any allocation: the one payload check of every `.npy` reader
+/// (saved worlds and DEMs).
+pub fn check_npy_payload(shape: &[usize], elem_size: usize, present: usize) -> Result<(), String> {
+    let needed = shape
+        .iter()
+        .try_fold(elem_size.max(1), |acc, &d| acc.checked_mul(d));
+    if needed == Some(present) {
+        return Ok(());
+    }
+    Err(format!(
+        "shape {shape:?} needs {} bytes of data but {present} are present (truncated or not a \
+         plain array)",
+        needed.map_or_else(|| "too many".to_owned(), |n| n.to_string()),
+    ))
 }
 
 /// Checks that a `.npy` file's magic is right and its header length fits the bytes present,

@@ -47,7 +47,7 @@ mod world;
 pub use csr::{Csr, CsrError, CsrView};
 pub use error::WorldError;
 #[cfg(feature = "npz")]
-pub use io::check_npy_header;
+pub use io::{check_npy_header, check_npy_payload};
 pub use layer::{Domain, Layer, Values};
 pub use mesh::{DualMesh, corner_mean};
 pub use world::{World, WorldMeta};

@@ -278,21 +278,8 @@ fn read_npy(path: &Path, bytes: &[u8], limit: usize) -> Result<(Grid, Dtype), De
             ));
         }
     };
-    let needed = header
-        .shape
-        .iter()
-        .try_fold(elem_size, |acc: usize, &d| acc.checked_mul(d));
-    if needed != Some(data.len()) {
-        return Err(DemError::input(
-            path,
-            format!(
-                "shape {:?} of '{descr}' needs {} bytes of data but {} are present (truncated or not a plain array)",
-                header.shape,
-                needed.map_or_else(|| "too many".to_owned(), |n| n.to_string()),
-                data.len()
-            ),
-        ));
-    }
+    orogen_world::check_npy_payload(&header.shape, elem_size, data.len())
+        .map_err(|problem| DemError::input(path, format!("{problem} ('{descr}')")))?;
     let cells = header.shape[0] * header.shape[1];
     check_limit(path, cells.saturating_mul(4).max(data.len()), limit)?;
     fn load<T: ReadableElement>(path: &Path, bytes: &[u8]) -> Result<Array2<T>, DemError> {

@@ -61,7 +61,17 @@ fn max_ratio(compression: u16) -> Option<usize> {
 }
 
 fn bad(path: &Path, e: impl std::fmt::Display) -> DemError {
-    DemError::input(path, format!("bad TIFF: {e}"))
+    let e = e.to_string();
+    // The `tiff` crate 0.11 (up to 0.11.3) refuses some valid LZW tiles whose decoded size is a
+    // multiple of its read size (image-tiff issue 395, fixed upstream by weezl 0.2, not yet
+    // released): say how to get past it.
+    let hint = if e.contains("no lzw end code found") {
+        " (a known limit of the TIFF reader with some LZW files: re-compress with \
+         `gdal_translate -co COMPRESS=DEFLATE IN.tif OUT.tif`)"
+    } else {
+        ""
+    };
+    DemError::input(path, format!("bad TIFF: {e}{hint}"))
 }
 
 /// Reads a one-band GeoTIFF: the elevations (NoData cells NaN) or, for int8, D8 receiver codes.

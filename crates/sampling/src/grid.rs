@@ -230,15 +230,20 @@ where
 mod tests {
     use super::*;
 
+    /// Uniform floats in `[0, 1)` from a seeded splitmix64 stream.
+    fn uniform(seed: u64) -> impl FnMut() -> f64 {
+        let mut state = seed;
+        move || {
+            state = orogen_world::seed::splitmix64(state);
+            orogen_world::seed::unit_f64(state)
+        }
+    }
+
     /// Box queries return exactly the items whose boxes meet the query's cells, against a
     /// brute-force scan, in 2-D and 3-D.
     #[test]
     fn box_queries_find_what_a_scan_finds() {
-        let mut state = 7u64;
-        let mut next = || {
-            state = orogen_world::seed::splitmix64(state);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(7);
         let points: Vec<[f64; 3]> = (0..400).map(|_| [next(), 2.0 * next(), next()]).collect();
         let grid = BoxGrid::from_points([0.0; 3], 0.125, [8, 16, 8], &points);
         for _ in 0..200 {
@@ -273,11 +278,7 @@ mod tests {
     /// points are (negative and far coordinates included).
     #[test]
     fn hash_grid_finds_what_a_scan_finds() {
-        let mut state = 11u64;
-        let mut next = || {
-            state = orogen_world::seed::splitmix64(state);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(11);
         let mut grid = HashGrid::new(0.05);
         let mut points: Vec<[f64; 2]> = Vec::new();
         for i in 0..300 {

@@ -61,17 +61,149 @@ fn max_ratio(compression: u16) -> Option<usize> {
 }
 
 fn bad(path: &Path, e: impl std::fmt::Display) -> DemError {
-    let e = e.to_string();
-    // The `tiff` crate 0.11 (up to 0.11.3) refuses some valid LZW tiles whose decoded size is a
-    // multiple of its read size (image-tiff issue 395, fixed upstream by weezl 0.2, not yet
-    // released): say how to get past it.
-    let hint = if e.contains("no lzw end code found") {
-        " (a known limit of the TIFF reader with some LZW files: re-compress with \
-         `gdal_translate -co COMPRESS=DEFLATE IN.tif OUT.tif`)"
+    DemError::input(path, format!("bad TIFF: {e}"))
+}
+
+/// The raster of a one-band LZW TIFF decoded chunk by chunk (strips or tiles) with `weezl`, the
+/// codec the `tiff` crate uses, but reading each chunk whole: the `tiff` crate 0.11 (up to
+/// 0.11.3) refuses valid chunks whose decoded size ends where its read buffer does ("no lzw end
+/// code found", image-tiff issue 395; fixed upstream by weezl 0.2, not released). Predictors 1
+/// (none), 2 (horizontal differencing) and 3 (floating point), either byte order.
+fn read_lzw(
+    decoder: &mut Decoder<Cursor<&[u8]>>,
+    bytes: &[u8],
+    (nx, ny): (usize, usize),
+    bits: u16,
+    format: u16,
+) -> Result<DecodingResult, String> {
+    let e = |e: tiff::TiffError| e.to_string();
+    let bps = usize::from(bits / 8);
+    // The header's byte order: "II" little-endian, "MM" big-endian.
+    let little = bytes.starts_with(b"II");
+    let predictor: u16 = decoder
+        .find_tag_unsigned(Tag::Predictor)
+        .map_err(e)?
+        .unwrap_or(1);
+    let tiled = decoder.find_tag(Tag::TileWidth).map_err(e)?.is_some();
+    let (cw, ch, offsets, counts) = if tiled {
+        let tw: u32 = decoder.get_tag_unsigned(Tag::TileWidth).map_err(e)?;
+        let th: u32 = decoder.get_tag_unsigned(Tag::TileLength).map_err(e)?;
+        (
+            tw as usize,
+            th as usize,
+            decoder.get_tag_u64_vec(Tag::TileOffsets).map_err(e)?,
+            decoder.get_tag_u64_vec(Tag::TileByteCounts).map_err(e)?,
+        )
     } else {
-        ""
+        let rows: u32 = decoder
+            .find_tag_unsigned(Tag::RowsPerStrip)
+            .map_err(e)?
+            .unwrap_or(ny as u32);
+        (
+            nx,
+            (rows as usize).min(ny),
+            decoder.get_tag_u64_vec(Tag::StripOffsets).map_err(e)?,
+            decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(e)?,
+        )
     };
-    DemError::input(path, format!("bad TIFF: {e}{hint}"))
+    if cw == 0 || ch == 0 || ![1, 2, 4, 8].contains(&bps) {
+        return Err(format!(
+            "unsupported LZW layout ({cw}x{ch} chunks, {bits}-bit)"
+        ));
+    }
+    let across = nx.div_ceil(cw);
+    if offsets.len() != counts.len() || offsets.len() < across * ny.div_ceil(ch) {
+        return Err("LZW chunk offsets and byte counts do not cover the raster".into());
+    }
+    // Every sample big-endian, then read by type at the end.
+    let mut image = vec![0u8; nx * ny * bps];
+    for (c, (&off, &count)) in offsets.iter().zip(&counts).enumerate() {
+        let (cx, cy) = (c % across, c / across);
+        if cy * ch >= ny {
+            break;
+        }
+        // Tiles are whole at the edges; the last strip may be shorter.
+        let rows = if tiled { ch } else { ch.min(ny - cy * ch) };
+        let raw = usize::try_from(off)
+            .ok()
+            .zip(usize::try_from(count).ok())
+            .and_then(|(o, n)| bytes.get(o..o.checked_add(n)?))
+            .ok_or("an LZW chunk lies beyond the file")?;
+        let mut data = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
+            .decode(raw)
+            .map_err(|e| format!("LZW chunk {c}: {e}"))?;
+        let row_bytes = cw * bps;
+        if data.len() < rows * row_bytes {
+            return Err(format!("LZW chunk {c} is truncated"));
+        }
+        data.truncate(rows * row_bytes);
+        for row in data.chunks_exact_mut(row_bytes) {
+            match predictor {
+                3 => {
+                    // Floating point: bytes differenced along the row, then each sample's
+                    // bytes spread most significant first over the row.
+                    for i in 1..row.len() {
+                        row[i] = row[i].wrapping_add(row[i - 1]);
+                    }
+                    let shuffled = row.to_vec();
+                    for i in 0..cw {
+                        for k in 0..bps {
+                            row[i * bps + k] = shuffled[k * cw + i];
+                        }
+                    }
+                }
+                1 | 2 => {
+                    if little {
+                        row.chunks_exact_mut(bps).for_each(<[u8]>::reverse);
+                    }
+                    if predictor == 2 {
+                        let get = |s: &[u8]| s.iter().fold(0u64, |v, &b| (v << 8) | u64::from(b));
+                        let mut prev = 0u64;
+                        for s in row.chunks_exact_mut(bps) {
+                            let v = get(s).wrapping_add(prev);
+                            let v = if bps == 8 {
+                                v
+                            } else {
+                                v & ((1u64 << (8 * bps)) - 1)
+                            };
+                            s.copy_from_slice(&v.to_be_bytes()[8 - bps..]);
+                            prev = v;
+                        }
+                    }
+                }
+                p => return Err(format!("unsupported TIFF predictor {p}")),
+            }
+        }
+        for (r, row) in data.chunks_exact(row_bytes).enumerate() {
+            let y = cy * ch + r;
+            if y >= ny {
+                break;
+            }
+            let x0 = cx * cw;
+            let n = cw.min(nx - x0);
+            let at = (y * nx + x0) * bps;
+            image[at..at + n * bps].copy_from_slice(&row[..n * bps]);
+        }
+    }
+    macro_rules! samples {
+        ($t:ty, $n:literal) => {
+            image
+                .chunks_exact($n)
+                .map(|s| <$t>::from_be_bytes(s.try_into().expect("a whole sample")))
+                .collect()
+        };
+    }
+    Ok(match (format, bits) {
+        (3, 32) => DecodingResult::F32(samples!(f32, 4)),
+        (3, 64) => DecodingResult::F64(samples!(f64, 8)),
+        (2, 8) => DecodingResult::I8(samples!(i8, 1)),
+        (2, 16) => DecodingResult::I16(samples!(i16, 2)),
+        (2, 32) => DecodingResult::I32(samples!(i32, 4)),
+        (1, 8) => DecodingResult::U8(image),
+        (1, 16) => DecodingResult::U16(samples!(u16, 2)),
+        (1, 32) => DecodingResult::U32(samples!(u32, 4)),
+        _ => return Err(format!("unsupported {bits}-bit sample format {format}")),
+    })
 }
 
 /// Reads a one-band GeoTIFF: the elevations (NoData cells NaN) or, for int8, D8 receiver codes.
@@ -188,7 +320,15 @@ pub fn read(
         geo.nodata_text = Some(text);
     }
 
-    let image = decoder.read_image().map_err(|e| bad(path, e))?;
+    let image = match decoder.read_image() {
+        Ok(image) => image,
+        // The `tiff` crate 0.11 refuses some valid LZW chunks (image-tiff issue 395): decode
+        // those here.
+        Err(e) if compression == 5 && e.to_string().contains("no lzw end code found") => {
+            read_lzw(&mut decoder, bytes, (nx, ny), bits, format).map_err(|e| bad(path, e))?
+        }
+        Err(e) => return Err(bad(path, e)),
+    };
     let nodata = geo.nodata;
     let elevation = |v: Vec<f32>| -> Result<super::Grid, DemError> {
         let mut a = Array2::from_shape_vec((ny, nx), v).map_err(|e| bad(path, e))?;

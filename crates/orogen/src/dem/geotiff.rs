@@ -68,13 +68,15 @@ fn bad(path: &Path, e: impl std::fmt::Display) -> DemError {
 /// codec the `tiff` crate uses, but reading each chunk whole: the `tiff` crate 0.11 (up to
 /// 0.11.3) refuses valid chunks whose decoded size ends where its read buffer does ("no lzw end
 /// code found", image-tiff issue 395; fixed upstream by weezl 0.2, not released). Predictors 1
-/// (none), 2 (horizontal differencing) and 3 (floating point), either byte order.
+/// (none), 2 (horizontal differencing) and 3 (floating point), either byte order. A chunk is
+/// decoded into a buffer of its own size, at most `limit` bytes: nothing beyond is allocated.
 fn read_lzw(
     decoder: &mut Decoder<Cursor<&[u8]>>,
     bytes: &[u8],
     (nx, ny): (usize, usize),
     bits: u16,
     format: u16,
+    limit: usize,
 ) -> Result<DecodingResult, String> {
     let e = |e: tiff::TiffError| e.to_string();
     let bps = usize::from(bits / 8);
@@ -106,10 +108,15 @@ fn read_lzw(
             decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(e)?,
         )
     };
-    if cw == 0 || ch == 0 || ![1, 2, 4, 8].contains(&bps) {
+    let chunk_bytes = cw.checked_mul(ch).and_then(|n| n.checked_mul(bps));
+    if cw == 0 || ch == 0 || ![1, 2, 4, 8].contains(&bps) || chunk_bytes.is_none_or(|n| n > limit) {
         return Err(format!(
-            "unsupported LZW layout ({cw}x{ch} chunks, {bits}-bit)"
+            "unsupported LZW layout ({cw}x{ch} chunks of {bits}-bit samples, at most {limit} \
+             bytes a chunk)"
         ));
+    }
+    if nx == 0 || ny == 0 {
+        return Err("an empty raster".into());
     }
     let across = nx.div_ceil(cw);
     if offsets.len() != counts.len() || offsets.len() < across * ny.div_ceil(ch) {
@@ -129,14 +136,27 @@ fn read_lzw(
             .zip(usize::try_from(count).ok())
             .and_then(|(o, n)| bytes.get(o..o.checked_add(n)?))
             .ok_or("an LZW chunk lies beyond the file")?;
-        let mut data = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
-            .decode(raw)
-            .map_err(|e| format!("LZW chunk {c}: {e}"))?;
         let row_bytes = cw * bps;
-        if data.len() < rows * row_bytes {
+        // No more than LZW's largest expansion of the chunk's bytes is allocated for it.
+        if rows * row_bytes > raw.len().saturating_mul(max_ratio(5).unwrap_or(1)) {
             return Err(format!("LZW chunk {c} is truncated"));
         }
-        data.truncate(rows * row_bytes);
+        let mut data = vec![0u8; rows * row_bytes];
+        let mut lzw = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
+        let (mut input, mut filled) = (raw, 0);
+        while filled < data.len() {
+            let r = lzw.decode_bytes(input, &mut data[filled..]);
+            input = &input[r.consumed_in..];
+            filled += r.consumed_out;
+            match r.status {
+                Ok(weezl::LzwStatus::Ok) if r.consumed_in + r.consumed_out > 0 => {}
+                Ok(_) => break,
+                Err(e) => return Err(format!("LZW chunk {c}: {e}")),
+            }
+        }
+        if filled < data.len() {
+            return Err(format!("LZW chunk {c} is truncated"));
+        }
         for row in data.chunks_exact_mut(row_bytes) {
             match predictor {
                 3 => {
@@ -325,7 +345,8 @@ pub fn read(
         // The `tiff` crate 0.11 refuses some valid LZW chunks (image-tiff issue 395): decode
         // those here.
         Err(e) if compression == 5 && e.to_string().contains("no lzw end code found") => {
-            read_lzw(&mut decoder, bytes, (nx, ny), bits, format).map_err(|e| bad(path, e))?
+            read_lzw(&mut decoder, bytes, (nx, ny), bits, format, limit)
+                .map_err(|e| bad(path, e))?
         }
         Err(e) => return Err(bad(path, e)),
     };

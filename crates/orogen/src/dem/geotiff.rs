@@ -157,6 +157,7 @@ fn read_lzw(
         if filled < data.len() {
             return Err(format!("LZW chunk {c} is truncated"));
         }
+        let mut shuffled = Vec::new();
         for row in data.chunks_exact_mut(row_bytes) {
             match predictor {
                 3 => {
@@ -165,7 +166,8 @@ fn read_lzw(
                     for i in 1..row.len() {
                         row[i] = row[i].wrapping_add(row[i - 1]);
                     }
-                    let shuffled = row.to_vec();
+                    shuffled.clear();
+                    shuffled.extend_from_slice(row);
                     for i in 0..cw {
                         for k in 0..bps {
                             row[i * bps + k] = shuffled[k * cw + i];

@@ -22,8 +22,8 @@
 //! - [`evolve`]: uplift, route, erode, diffuse, `steps` times.
 //!
 //! The same bytes for any thread count: the parallel parts (receivers, per-node factors,
-//! diffusion) compute each node on its own; the stack, area sums and the implicit solve run in
-//! one fixed order.
+//! diffusion) compute each node on its own; the stack, area sums and the implicit solve run
+//! tree by tree, each tree in one fixed order, whichever thread takes it.
 //!
 //! [`run`] is the pipeline's `erosion` stage on the mesh (between elevation and hydrology);
 //! [`erode_grid`] runs the same kernels on a DEM a user brings.

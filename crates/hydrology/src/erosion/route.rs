@@ -18,6 +18,12 @@ pub trait Neighbours: Sync {
     fn for_each(&self, i: usize, f: impl FnMut(usize, f64));
     /// The number of neighbours of node `i`.
     fn degree(&self, i: usize) -> usize;
+    /// The raster, when this graph is one: the kernels then walk it row by row (the same
+    /// results as through [`for_each`](Neighbours::for_each), without per-node index
+    /// arithmetic).
+    fn as_grid(&self) -> Option<&Grid> {
+        None
+    }
 }
 
 /// A `rows x cols` raster, row-major, with cell sizes `dx` (along a row) and `dy` (down a
@@ -36,6 +42,11 @@ pub struct Grid {
 }
 
 impl Grid {
+    /// The distance between diagonal neighbours.
+    pub fn diagonal(&self) -> f64 {
+        (self.dx * self.dx + self.dy * self.dy).sqrt()
+    }
+
     /// Border cells: the raster's base level.
     pub fn border(&self) -> Vec<bool> {
         (0..self.rows * self.cols)
@@ -55,7 +66,7 @@ impl Neighbours for Grid {
     #[inline]
     fn for_each(&self, i: usize, mut f: impl FnMut(usize, f64)) {
         let (r, c) = (i / self.cols, i % self.cols);
-        let diag = (self.dx * self.dx + self.dy * self.dy).sqrt();
+        let diag = self.diagonal();
         if r > 0 && c > 0 && r + 1 < self.rows && c + 1 < self.cols {
             // Inside: all eight, in D8 order, no checks.
             let w = self.cols;
@@ -90,7 +101,24 @@ impl Neighbours for Grid {
         let span = |x: usize, n: usize| 1 + usize::from(x > 0) + usize::from(x + 1 < n);
         span(r, self.rows) * span(c, self.cols) - 1
     }
+
+    fn as_grid(&self) -> Option<&Grid> {
+        Some(self)
+    }
 }
+
+/// A raster's neighbour steps `(rows, cols)` in increasing index order (the order of a node's
+/// donors in the stack).
+const BY_INDEX: [(isize, isize); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
 
 /// A graph in CSR form (`targets[offsets[i]..offsets[i + 1]]` are the neighbours of `i`)
 /// with the length of every edge.
@@ -169,6 +197,11 @@ pub struct Flow {
     pub area: Vec<f64>,
     /// Nodes raised by the Priority-Flood (inside depressions) on this routing.
     pub n_flooded: usize,
+    /// For each stack entry, the stack position of its receiver (its own at roots).
+    pub(super) up: Vec<u32>,
+    /// Stack positions cutting it into runs of whole trees (first 0, last the node count):
+    /// what one tree needs lies in its run, so runs are solved in parallel.
+    pub(super) runs: Vec<usize>,
     /// Buffers of the stack's donor lists, kept between routings.
     scratch: Scratch,
 }
@@ -177,7 +210,9 @@ pub struct Flow {
 struct Scratch {
     start: Vec<u32>,
     donors: Vec<u32>,
-    todo: Vec<u32>,
+    walks: Vec<Walk>,
+    /// On a raster, each node's donors as bits over [`BY_INDEX`].
+    mask: Vec<u8>,
 }
 
 /// Steepest descent on `z`: the neighbour with the largest `(z_i - z_j) / d` > 0 (ties to the
@@ -189,6 +224,9 @@ fn steepest<G: Neighbours>(
     receiver: &mut [u32],
     dist: &mut [f64],
 ) {
+    if let Some(grid) = g.as_grid() {
+        return steepest_grid(grid, z, base, receiver, dist);
+    }
     receiver
         .par_iter_mut()
         .zip(dist.par_iter_mut())
@@ -210,6 +248,70 @@ fn steepest<G: Neighbours>(
                     *d = dj;
                 }
             });
+        });
+}
+
+/// [`steepest`] on a raster, row by row (the same neighbours in the same order, the same
+/// arithmetic).
+fn steepest_grid(g: &Grid, z: &[f64], base: &[bool], receiver: &mut [u32], dist: &mut [f64]) {
+    let (rows, cols) = (g.rows, g.cols);
+    if cols == 0 {
+        return;
+    }
+    let diag = g.diagonal();
+    let d = [g.dx, diag, g.dy, diag, g.dx, diag, g.dy, diag];
+    receiver
+        .par_chunks_mut(cols)
+        .zip(dist.par_chunks_mut(cols))
+        .enumerate()
+        .with_min_len((1024 / cols).max(1))
+        .for_each(|(r, (receiver, dist))| {
+            let row = r * cols;
+            let inside = r > 0 && r + 1 < rows;
+            for (c, (rc, dc)) in receiver.iter_mut().zip(dist.iter_mut()).enumerate() {
+                let i = row + c;
+                *rc = u32::MAX;
+                *dc = 0.0;
+                let zi = z[i];
+                if base[i] || zi.is_nan() {
+                    continue;
+                }
+                let mut best = 0.0;
+                if inside && c > 0 && c + 1 < cols {
+                    // D8 order, as `Grid::for_each`; all eight slopes, then the first largest
+                    // (no branch per neighbour).
+                    let j = [
+                        i - 1,
+                        i - cols - 1,
+                        i - cols,
+                        i - cols + 1,
+                        i + 1,
+                        i + cols + 1,
+                        i + cols,
+                        i + cols - 1,
+                    ];
+                    let s: [f64; 8] = std::array::from_fn(|k| (zi - z[j[k]]) / d[k]);
+                    let mut k_best = 8;
+                    for (k, &s) in s.iter().enumerate() {
+                        let better = s > best;
+                        best = if better { s } else { best };
+                        k_best = if better { k } else { k_best };
+                    }
+                    if k_best < 8 {
+                        *rc = j[k_best] as u32;
+                        *dc = d[k_best];
+                    }
+                    continue;
+                }
+                g.for_each(i, |j, dj| {
+                    let s = (zi - z[j]) / dj;
+                    if s > best {
+                        best = s;
+                        *rc = j as u32;
+                        *dc = dj;
+                    }
+                });
+            }
         });
 }
 
@@ -237,6 +339,20 @@ pub fn route_into<G: Neighbours>(
     cell_area: &[f64],
     flow: &mut Flow,
 ) {
+    route_trees(g, z, base, flow);
+    flow.area.clear();
+    flow.area.extend_from_slice(cell_area);
+    for &i in flow.stack.iter().rev() {
+        let r = flow.receiver[i as usize] as usize;
+        if r != i as usize {
+            flow.area[r] += flow.area[i as usize];
+        }
+    }
+}
+
+/// [`route_into`] without the drainage area: receivers, distances, the stack with each entry's
+/// receiver position, and its runs of whole trees.
+pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: &mut Flow) {
     let n = g.len();
     flow.receiver.resize(n, u32::MAX);
     flow.distance.resize(n, 0.0);
@@ -264,21 +380,28 @@ pub fn route_into<G: Neighbours>(
             }
         }
     }
-    for (i, r) in receiver.iter_mut().enumerate() {
-        if *r == u32::MAX {
-            *r = i as u32;
-        }
-    }
-    stack_into(receiver, &mut flow.stack, &mut flow.scratch);
-    flow.area.clear();
-    flow.area.extend_from_slice(cell_area);
-    for &i in flow.stack.iter().rev() {
-        let r = receiver[i as usize] as usize;
-        if r != i as usize {
-            flow.area[r] += flow.area[i as usize];
-        }
-    }
+    receiver
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(4096)
+        .for_each(|(i, r)| {
+            if *r == u32::MAX {
+                *r = i as u32;
+            }
+        });
     flow.n_flooded = n_flooded;
+    let Flow {
+        receiver,
+        stack,
+        up,
+        runs,
+        scratch,
+        ..
+    } = flow;
+    match g.as_grid() {
+        Some(grid) => stack_grid(grid, receiver, stack, up, runs, scratch),
+        None => stack_into(receiver, stack, up, runs, scratch),
+    }
 }
 
 /// Priority-Flood from the base levels (the crate's one graph flood, `crate::flood`, in f64):
@@ -314,16 +437,112 @@ pub fn drain<G: Neighbours>(g: &G, z: &[f64], base: &[bool], epsilon: f64) -> Ve
 /// index order, donors in index order).
 pub fn stack(receiver: &[u32]) -> Vec<u32> {
     let mut out = Vec::new();
-    stack_into(receiver, &mut out, &mut Scratch::default());
+    let (mut up, mut runs) = (Vec::new(), Vec::new());
+    stack_into(
+        receiver,
+        &mut out,
+        &mut up,
+        &mut runs,
+        &mut Scratch::default(),
+    );
     out
 }
 
-fn stack_into(receiver: &[u32], out: &mut Vec<u32>, scratch: &mut Scratch) {
+/// Stack runs of at least this many nodes (whole trees) are solved as one parallel task.
+const RUN: usize = 1 << 14;
+
+/// The depth-first walk of both stacks: roots in index order, each node after its receiver;
+/// `donors(c, p, todo)` pushes node `c`'s donors (with `p`, `c`'s stack position) in decreasing
+/// index order, so they are visited in increasing order. Fills `up` and `runs` (see [`Flow`]).
+///
+/// The roots are cut into [`WALKS`] ranges of node indices, walked in parallel and joined in
+/// order: the same stack as one walk, for any thread count.
+fn walk(
+    receiver: &[u32],
+    walks: &mut Vec<Walk>,
+    out: &mut Vec<u32>,
+    up: &mut Vec<u32>,
+    runs: &mut Vec<usize>,
+    donors: impl Fn(usize, u32, &mut Vec<(u32, u32)>) + Sync,
+) {
+    let n = receiver.len();
+    walks.resize_with(WALKS, Walk::default);
+    walks.par_iter_mut().enumerate().for_each(|(k, w)| {
+        w.out.clear();
+        w.up.clear();
+        w.runs.clear();
+        w.runs.push(0);
+        w.todo.clear();
+        let first = k * n / WALKS;
+        for (root, &r) in receiver[first..(k + 1) * n / WALKS].iter().enumerate() {
+            let root = first + root;
+            if r as usize != root {
+                continue;
+            }
+            w.todo.push((root as u32, w.out.len() as u32));
+            while let Some((c, parent)) = w.todo.pop() {
+                let p = w.out.len() as u32;
+                w.out.push(c);
+                w.up.push(parent);
+                donors(c as usize, p, &mut w.todo);
+            }
+            if w.out.len() - w.runs[w.runs.len() - 1] >= RUN {
+                w.runs.push(w.out.len());
+            }
+        }
+        if w.runs[w.runs.len() - 1] != w.out.len() {
+            w.runs.push(w.out.len());
+        }
+    });
+    // Join in order: each walk copies its part into place.
+    out.resize(n, 0);
+    up.resize(n, 0);
+    runs.clear();
+    runs.push(0);
+    let mut parts = Vec::with_capacity(WALKS);
+    let (mut out_rest, mut up_rest) = (&mut out[..], &mut up[..]);
+    for w in walks.iter() {
+        let offset = n - out_rest.len();
+        let (o, o_rest) = out_rest.split_at_mut(w.out.len());
+        let (u, u_rest) = up_rest.split_at_mut(w.up.len());
+        parts.push((w, offset, o, u));
+        runs.extend(w.runs[1..].iter().map(|&r| r + offset));
+        (out_rest, up_rest) = (o_rest, u_rest);
+    }
+    parts.into_par_iter().for_each(|(w, offset, o, u)| {
+        o.copy_from_slice(&w.out);
+        for (u, &local) in u.iter_mut().zip(&w.up) {
+            *u = local + offset as u32;
+        }
+    });
+}
+
+/// The number of root ranges [`walk`] walks in parallel.
+const WALKS: usize = 16;
+
+/// One root range's walk (see [`walk`]), its buffers kept between routings.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Walk {
+    /// Nodes to visit, each with its receiver's stack position.
+    todo: Vec<(u32, u32)>,
+    out: Vec<u32>,
+    up: Vec<u32>,
+    runs: Vec<usize>,
+}
+
+fn stack_into(
+    receiver: &[u32],
+    out: &mut Vec<u32>,
+    up: &mut Vec<u32>,
+    runs: &mut Vec<usize>,
+    scratch: &mut Scratch,
+) {
     let n = receiver.len();
     let Scratch {
         start,
         donors,
-        todo,
+        walks,
+        ..
     } = scratch;
     start.clear();
     start.resize(n + 1, 0);
@@ -345,23 +564,92 @@ fn stack_into(receiver: &[u32], out: &mut Vec<u32>, scratch: &mut Scratch) {
         }
     }
     // Now `start[r + 1]` is where r's list begins; its end is the next list's beginning.
-    out.clear();
-    todo.clear();
-    for (root, &r) in receiver.iter().enumerate() {
-        if r as usize != root {
-            continue;
+    walk(receiver, walks, out, up, runs, |c, p, todo| {
+        let end = if c + 2 <= n {
+            start[c + 2]
+        } else {
+            donors.len() as u32
+        };
+        todo.extend(
+            donors[start[c + 1] as usize..end as usize]
+                .iter()
+                .rev()
+                .map(|&d| (d, p)),
+        );
+    });
+}
+
+/// [`stack_into`] on a raster, where a node's donors are among its eight neighbours: each
+/// node's donors are found by looking at its neighbours (rows in parallel, no counting sort),
+/// then the same depth-first walk, donors in index order, so the same stack.
+fn stack_grid(
+    g: &Grid,
+    receiver: &[u32],
+    out: &mut Vec<u32>,
+    up: &mut Vec<u32>,
+    runs: &mut Vec<usize>,
+    scratch: &mut Scratch,
+) {
+    let (rows, cols) = (g.rows, g.cols);
+    let Scratch { mask, walks, .. } = scratch;
+    mask.clear();
+    mask.resize(receiver.len(), 0);
+    if cols > 0 {
+        let step = BY_INDEX.map(|(dr, dc)| dr * cols as isize + dc);
+        mask.par_chunks_mut(cols)
+            .enumerate()
+            .with_min_len((4096 / cols).max(1))
+            .for_each(|(r, row)| {
+                for (c, m) in row.iter_mut().enumerate() {
+                    let i = r * cols + c;
+                    let mut bits = 0u8;
+                    if r > 0 && r + 1 < rows && c > 0 && c + 1 < cols {
+                        for (k, s) in step.iter().enumerate() {
+                            let j = i.wrapping_add_signed(*s);
+                            bits |= u8::from(receiver[j] as usize == i) << k;
+                        }
+                    } else {
+                        for (k, &(dr, dc)) in BY_INDEX.iter().enumerate() {
+                            let (Some(rr), Some(cc)) =
+                                (r.checked_add_signed(dr), c.checked_add_signed(dc))
+                            else {
+                                continue;
+                            };
+                            if rr < rows && cc < cols {
+                                bits |= u8::from(receiver[rr * cols + cc] as usize == i) << k;
+                            }
+                        }
+                    }
+                    *m = bits;
+                }
+            });
+    }
+    let step = BY_INDEX.map(|(dr, dc)| dr * cols as isize + dc);
+    walk(receiver, walks, out, up, runs, |c, p, todo| {
+        let mut bits = mask[c];
+        while bits != 0 {
+            let k = 7 - bits.leading_zeros() as usize;
+            bits &= !(1 << k);
+            todo.push((c.wrapping_add_signed(step[k]) as u32, p));
         }
-        todo.push(root as u32);
-        while let Some(c) = todo.pop() {
-            out.push(c);
-            let c = c as usize;
-            let end = if c + 2 <= n {
-                start[c + 2]
-            } else {
-                donors.len() as u32
-            };
-            todo.extend(donors[start[c + 1] as usize..end as usize].iter().rev());
-        }
+    });
+}
+
+/// A raster seen only through `for_each`, so the kernels take their generic paths (tests
+/// compare them with the raster paths).
+#[cfg(test)]
+pub(super) struct Plain(pub(super) Grid);
+
+#[cfg(test)]
+impl Neighbours for Plain {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn for_each(&self, i: usize, f: impl FnMut(usize, f64)) {
+        self.0.for_each(i, f)
+    }
+    fn degree(&self, i: usize) -> usize {
+        self.0.degree(i)
     }
 }
 
@@ -402,6 +690,47 @@ mod tests {
         // straight to the border cell (2, 0), so the whole interior leaves there.
         assert_eq!(flow.area[11], 7.0);
         assert_eq!(flow.area[10], 10.0);
+    }
+
+    #[test]
+    fn the_raster_paths_route_as_the_generic_ones() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut flooded = 0;
+        for (rows, cols) in [(1, 1), (1, 7), (6, 1), (2, 2), (9, 13), (40, 31), (64, 64)] {
+            for _ in 0..4 {
+                let g = Grid {
+                    rows,
+                    cols,
+                    dx: 1.0 + (next() % 3) as f64,
+                    dy: 1.0 + (next() % 2) as f64,
+                };
+                // Coarse levels (ties and flats), some NaN, some pits.
+                let z: Vec<f64> = (0..rows * cols)
+                    .map(|_| match next() % 23 {
+                        0 => f64::NAN,
+                        k => (k % 6) as f64,
+                    })
+                    .collect();
+                let base = g.border();
+                let area = vec![1.0; rows * cols];
+                let fast = route(&g, &z, &base, &area);
+                let plain = route(&Plain(g), &z, &base, &area);
+                assert_eq!(fast.receiver, plain.receiver, "{rows}x{cols}");
+                assert_eq!(fast.distance, plain.distance, "{rows}x{cols}");
+                assert_eq!(fast.stack, plain.stack, "{rows}x{cols}");
+                assert_eq!(fast.area, plain.area, "{rows}x{cols}");
+                assert_eq!(fast.n_flooded, plain.n_flooded, "{rows}x{cols}");
+                assert_eq!(fast.stack, stack(&fast.receiver));
+                flooded += fast.n_flooded;
+            }
+        }
+        assert!(flooded > 0, "no grid had a depression");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::route::{Flow, Neighbours, route, route_into};
+use super::route::{Flow, Neighbours, route, route_trees};
 
 /// The constants of `dh/dt = U - K A^m S^n + D laplacian(h)` for one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,44 +67,192 @@ pub fn solve_drop(delta0: f64, c: f64, n: f64) -> f64 {
 /// depression) does not erode. A node that would sink to its receiver's level stays the
 /// smallest positive f64 above it (counted: the returned `n_corr`, as fastscapelib's).
 pub fn spl_step(h: &mut [f64], flow: &Flow, law: &Law, dt: f64) -> usize {
+    let power = AreaPower::new(&[], law.m);
     let factor: Vec<f64> = flow
         .area
         .par_iter()
         .zip(&flow.distance)
         .with_min_len(4096)
-        .map(|(&a, &d)| {
-            if d <= 0.0 {
-                0.0
-            } else if law.n == 1.0 {
-                law.k * dt * a.powf(law.m) / d
-            } else {
-                law.k * dt * a.powf(law.m) / d.powf(law.n)
-            }
-        })
+        .map(|(&a, &d)| erosion_factor(law, dt, &power, a, d))
         .collect();
     let mut n_corr = 0;
-    let linear = law.n == 1.0;
     for &i in &flow.stack {
         let i = i as usize;
         let r = flow.receiver[i] as usize;
-        if r == i {
-            continue;
+        if r != i {
+            let hr = h[r];
+            n_corr += usize::from(drop_to(&mut h[i], hr, factor[i], law.n));
         }
-        let (hi, hr) = (h[i], h[r]);
-        if hr >= hi {
-            continue;
-        }
-        let delta0 = hi - hr;
-        let mut delta = if linear {
-            delta0 / (1.0 + factor[i])
+    }
+    n_corr
+}
+
+/// `a^m` for drainage areas. On a raster of equal cells the areas are mostly small multiples
+/// `k c` of the cell area `c`, exact when `k c` is (whole metres squared, or any dyadic cell):
+/// those come from a table of `(k c)^m`, used only when the area equals its key `k c` exactly,
+/// so every value is the `powf` of that area. Anything else calls `powf`.
+pub(super) struct AreaPower {
+    /// The one cell area when all are equal (else 0, and no table).
+    cell: f64,
+    /// `1 / cell`: the table index is found by a product (a wrong guess only misses the table).
+    per_cell: f64,
+    m: f64,
+    table: Vec<f64>,
+}
+
+impl AreaPower {
+    /// Keys `k c` for `k < TABLE`: most nodes of a drainage network drain fewer cells.
+    const TABLE: usize = 4096;
+
+    /// The table when every entry of `cell_area` is the same positive value, else none.
+    pub(super) fn new(cell_area: &[f64], m: f64) -> Self {
+        let cell = cell_area.first().copied().unwrap_or(0.0);
+        let uniform = cell > 0.0 && cell.is_finite() && cell_area.par_iter().all(|&a| a == cell);
+        let table = if uniform {
+            (0..Self::TABLE)
+                .map(|k| (k as f64 * cell).powf(m))
+                .collect()
         } else {
-            solve_drop(delta0, factor[i], law.n)
+            Vec::new()
         };
-        if delta <= 0.0 {
-            n_corr += 1;
-            delta = f64::MIN_POSITIVE;
+        AreaPower {
+            cell: if uniform { cell } else { 0.0 },
+            per_cell: if uniform { 1.0 / cell } else { 0.0 },
+            m,
+            table,
         }
-        h[i] = hr + delta;
+    }
+
+    #[inline]
+    fn of(&self, a: f64) -> f64 {
+        if !self.table.is_empty() {
+            let k = (a * self.per_cell + 0.5) as usize;
+            if k < self.table.len() && k as f64 * self.cell == a {
+                return self.table[k];
+            }
+        }
+        a.powf(self.m)
+    }
+}
+
+/// `K dt A^m / d^n`, the implicit step's coefficient of a node at distance `d` from its
+/// receiver (0 at roots).
+#[inline]
+fn erosion_factor(law: &Law, dt: f64, power: &AreaPower, a: f64, d: f64) -> f64 {
+    if d <= 0.0 {
+        0.0
+    } else if law.n == 1.0 {
+        law.k * dt * power.of(a) / d
+    } else {
+        law.k * dt * power.of(a) / d.powf(law.n)
+    }
+}
+
+/// One node's implicit step onto its receiver's new elevation `hr`: `true` when the drop was
+/// held at the smallest positive f64 (an `n_corr`).
+#[inline]
+fn drop_to(hi: &mut f64, hr: f64, factor: f64, n: f64) -> bool {
+    if hr >= *hi {
+        return false;
+    }
+    let delta0 = *hi - hr;
+    let delta = if n == 1.0 {
+        delta0 / (1.0 + factor)
+    } else {
+        solve_drop(delta0, factor, n)
+    };
+    let held = delta <= 0.0;
+    *hi = hr + if held { f64::MIN_POSITIVE } else { delta };
+    held
+}
+
+/// Buffers of [`erode_runs`], in stack order, kept between steps.
+#[derive(Default)]
+struct Along {
+    h: Vec<f64>,
+    area: Vec<f64>,
+}
+
+/// The drainage area and [`spl_step`] in one, run by run of whole trees in parallel (see
+/// `Flow::runs`): each run's elevations and areas are gathered into stack order, its areas
+/// summed upstream-first and its nodes solved downstream-first exactly as [`route_into`] and
+/// [`spl_step`] do (the same additions in the same order, so the same bytes), then scattered
+/// back. Returns `n_corr`.
+///
+/// [`route_into`]: super::route_into
+// The graph, the state, the law and the step's buffers.
+#[allow(clippy::too_many_arguments)]
+fn erode_runs<G: Neighbours>(
+    g: &G,
+    h: &mut [f64],
+    flow: &Flow,
+    cell_area: &[f64],
+    law: &Law,
+    dt: f64,
+    power: &AreaPower,
+    along: &mut Along,
+) -> usize {
+    let stack = &flow.stack;
+    stack
+        .par_iter()
+        .with_min_len(4096)
+        .map(|&i| h[i as usize])
+        .collect_into_vec(&mut along.h);
+    if power.cell > 0.0 {
+        along.area.clear();
+        along.area.resize(stack.len(), power.cell);
+    } else {
+        stack
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&i| cell_area[i as usize])
+            .collect_into_vec(&mut along.area);
+    }
+    // On a raster of 3 columns or more, a receiver's distance follows from its index step,
+    // without a gather.
+    let grid = g.as_grid().filter(|grid| grid.cols >= 3);
+    let distance = |i: usize, r: usize| match grid {
+        Some(grid) => match i.abs_diff(r) {
+            1 => grid.dx,
+            step if step == grid.cols => grid.dy,
+            _ => grid.diagonal(),
+        },
+        None => flow.distance[i],
+    };
+    let mut runs = Vec::with_capacity(flow.runs.len());
+    let (mut hs, mut areas) = (&mut along.h[..], &mut along.area[..]);
+    for w in flow.runs.windows(2) {
+        let (h_run, h_rest) = hs.split_at_mut(w[1] - w[0]);
+        let (a_run, a_rest) = areas.split_at_mut(w[1] - w[0]);
+        runs.push((w[0], h_run, a_run));
+        (hs, areas) = (h_rest, a_rest);
+    }
+    let n_corr = runs
+        .into_par_iter()
+        .map(|(start, h, area)| {
+            let up = &flow.up[start..start + h.len()];
+            let nodes = &stack[start..start + h.len()];
+            for p in (0..h.len()).rev() {
+                let u = up[p] as usize - start;
+                if u != p {
+                    area[u] += area[p];
+                }
+            }
+            let mut n_corr = 0;
+            for p in 0..h.len() {
+                let u = up[p] as usize - start;
+                if u != p {
+                    let d = distance(nodes[p] as usize, nodes[u] as usize);
+                    let factor = erosion_factor(law, dt, power, area[p], d);
+                    let hr = h[u];
+                    n_corr += usize::from(drop_to(&mut h[p], hr, factor, law.n));
+                }
+            }
+            n_corr
+        })
+        .sum();
+    for (&i, &v) in stack.iter().zip(&along.h) {
+        h[i as usize] = v;
     }
     n_corr
 }
@@ -179,6 +327,8 @@ pub fn evolve<G: Neighbours>(
 ) -> Stats {
     let mut stats = Stats::default();
     let mut flow = Flow::default();
+    let power = AreaPower::new(cell_area, law.m);
+    let mut along = Along::default();
     for _ in 0..steps {
         h.par_iter_mut()
             .zip(uplift)
@@ -189,9 +339,9 @@ pub fn evolve<G: Neighbours>(
                     *h += u * dt;
                 }
             });
-        route_into(g, h, base, cell_area, &mut flow);
+        route_trees(g, h, base, &mut flow);
         stats.n_flooded += flow.n_flooded;
-        stats.n_corr += spl_step(h, &flow, law, dt);
+        stats.n_corr += erode_runs(g, h, &flow, cell_area, law, dt, &power, &mut along);
         diffuse(g, h, base, law.diffusion, dt);
         stats.steps += 1;
     }
@@ -215,6 +365,7 @@ pub fn steady_state<G: Neighbours>(
     let mut stats = Stats::default();
     let mut previous: Vec<u32> = Vec::new();
     let inv_n = 1.0 / law.n;
+    let power = AreaPower::new(cell_area, law.m);
     for _ in 0..max_iterations {
         let flow = route(g, h, base, cell_area);
         stats.n_flooded += flow.n_flooded;
@@ -227,7 +378,7 @@ pub fn steady_state<G: Neighbours>(
             .with_min_len(4096)
             .map(|i| {
                 let u = uplift[i].max(0.0);
-                flow.distance[i] * (u / (law.k * flow.area[i].powf(law.m))).powf(inv_n)
+                flow.distance[i] * (u / (law.k * power.of(flow.area[i]))).powf(inv_n)
             })
             .collect();
         for &i in &flow.stack {
@@ -245,6 +396,109 @@ pub fn steady_state<G: Neighbours>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `evolve` (trees solved in parallel runs, the area table) against the plain sequence of
+    /// the public kernels, `route`, `spl_step` and `diffuse`, on rasters with pits, flats and
+    /// NoData, through the raster paths and the generic ones.
+    #[test]
+    fn evolve_is_route_then_spl_step_then_diffuse() {
+        use super::super::route::{Grid, Plain, route};
+        let g = Grid {
+            rows: 150,
+            cols: 190,
+            dx: 30.0,
+            dy: 40.0,
+        };
+        let n = g.rows * g.cols;
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let z0: Vec<f64> = (0..n)
+            .map(|i| {
+                let (r, c) = ((i / g.cols) as f64, (i % g.cols) as f64);
+                match next() {
+                    v if v < 0.002 => f64::NAN,
+                    v => 50.0 * (r / 40.0).sin() * (c / 30.0).cos() + 80.0 * v,
+                }
+            })
+            .collect();
+        let base = g.border();
+        let uplift: Vec<f64> = (0..n).map(|_| 1e-3 * next()).collect();
+        let mut flooded = 0;
+        for (n_exp, diffusion) in [(1.0, 0.0), (1.5, 0.05)] {
+            let law = Law {
+                k: 3e-5,
+                m: 0.45,
+                n: n_exp,
+                diffusion,
+            };
+            for cell_area in [vec![1200.0; n], (0..n).map(|_| 1e3 + next()).collect()] {
+                let (dt, steps) = (500.0, 6);
+                let mut want = z0.clone();
+                let mut want_stats = Stats::default();
+                for _ in 0..steps {
+                    for i in 0..n {
+                        if !base[i] {
+                            want[i] += uplift[i] * dt;
+                        }
+                    }
+                    let flow = route(&g, &want, &base, &cell_area);
+                    want_stats.n_flooded += flow.n_flooded;
+                    want_stats.n_corr += spl_step(&mut want, &flow, &law, dt);
+                    diffuse(&g, &mut want, &base, diffusion, dt);
+                    want_stats.steps += 1;
+                }
+                flooded += want_stats.n_flooded;
+                let bits = |h: &[f64]| h.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                for plain in [false, true] {
+                    let mut h = z0.clone();
+                    let stats = if plain {
+                        evolve(
+                            &Plain(g),
+                            &mut h,
+                            &base,
+                            &cell_area,
+                            &uplift,
+                            &law,
+                            dt,
+                            steps,
+                        )
+                    } else {
+                        evolve(&g, &mut h, &base, &cell_area, &uplift, &law, dt, steps)
+                    };
+                    assert_eq!(stats, want_stats, "n {n_exp} plain {plain}");
+                    assert!(bits(&h) == bits(&want), "n {n_exp} plain {plain}");
+                }
+            }
+        }
+        assert!(flooded > 0, "no step met a depression");
+    }
+
+    #[test]
+    fn the_area_table_gives_powf() {
+        for (cell, m) in [
+            (1e4, 0.4),
+            (900.0, 0.5),
+            (0.25, 0.45),
+            (0.1, 0.4),
+            (7.3, 1.0),
+        ] {
+            let power = AreaPower::new(&[cell; 5], m);
+            assert_eq!(power.table.len(), AreaPower::TABLE);
+            let mut sum = 0.0;
+            for k in 1..6000 {
+                sum += cell;
+                for a in [sum, k as f64 * cell, sum * (1.0 + f64::EPSILON)] {
+                    assert_eq!(power.of(a).to_bits(), a.powf(m).to_bits(), "{cell} {m} {a}");
+                }
+            }
+        }
+        assert!(AreaPower::new(&[1.0, 2.0], 0.4).table.is_empty());
+    }
 
     #[test]
     fn newton_solves_the_implicit_drop() {

@@ -566,10 +566,11 @@ fn dem_commands_print_one_summary_line_unless_quiet_and_keep_or_name_the_float_w
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("accumulated: 16 cells ("));
 }
 
-/// The distributed fill: 4 local timely processes, 1 process, and the plain fill write the same
-/// bytes, on the reference DEM with NoData holes and tiles that do not divide it.
+/// The distributed fill and accumulation: 4 local timely processes, 1 process, and the plain
+/// commands write the same bytes, on the reference DEM with NoData holes and tiles that do not
+/// divide it.
 #[test]
-fn four_timely_processes_fill_the_same_bytes_as_one() {
+fn four_timely_processes_fill_and_accumulate_the_same_bytes_as_one() {
     let Some(data) = data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name);
@@ -579,29 +580,56 @@ fn four_timely_processes_fill_the_same_bytes_as_one() {
         .fill(f32::NAN);
     dem.column_mut(300).fill(f32::NAN);
     ndarray_npy::write_npy(p("dem.npy"), &dem).unwrap();
-    run_ok(&["dem", "fill", s(&p("dem.npy")), s(&p("plain.npy"))]);
-    for workers in ["1", "4"] {
-        let out = p(&format!("w{workers}.npy"));
-        let run = orogen(&[
-            "dem",
-            "fill",
-            "--workers",
-            workers,
-            "--tile",
-            "70",
-            s(&p("dem.npy")),
-            s(&out),
-        ]);
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        assert!(run.status.success(), "{workers} workers: {stderr}");
-        let stdout = String::from_utf8_lossy(&run.stdout);
-        assert!(stdout.starts_with("filled: 138632 cells ("), "{stdout}");
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            std::fs::read(p("plain.npy")).unwrap(),
-            "{workers} workers"
-        );
+    // The fill, then the accumulation of the filled DEM (its D8 receivers included): tiles
+    // exchange their perimeters through worker 0.
+    for (command, input, plain, said) in [
+        ("fill", "dem.npy", "plain.npy", "filled: 138632 cells ("),
+        (
+            "accumulate",
+            "plain.npy",
+            "acc.npy",
+            "accumulated: 138632 cells (",
+        ),
+    ] {
+        run_ok(&["dem", command, s(&p(input)), s(&p(plain))]);
+        for workers in ["1", "4"] {
+            let out = p(&format!("{command}{workers}.npy"));
+            let run = orogen(&[
+                "dem",
+                command,
+                "--workers",
+                workers,
+                "--tile",
+                "70",
+                s(&p(input)),
+                s(&out),
+            ]);
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert!(
+                run.status.success(),
+                "{command}, {workers} workers: {stderr}"
+            );
+            let stdout = String::from_utf8_lossy(&run.stdout);
+            assert!(stdout.starts_with(said), "{stdout}");
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                std::fs::read(p(plain)).unwrap(),
+                "{command}, {workers} workers"
+            );
+        }
     }
+    refused(
+        &[
+            "dem",
+            "accumulate",
+            "--workers",
+            "2",
+            s(&p("plain.npy")),
+            s(&p("acc.png")),
+        ],
+        &p("acc.png"),
+        "writes .npy",
+    );
     // Refusals before any process starts: a PNG input, an epsilon fill.
     let png = p("in.png");
     orogen_export::atomic::write_atomic(&png, |w| {

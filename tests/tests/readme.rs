@@ -3,7 +3,7 @@
 //! folder, and must succeed as documented. After each run the output folder holds exactly the
 //! files its `world.json` lists (a run owns its folder). Commands that need what a test cannot
 //! give are left out and named: the web server, Blender, cargo itself (test, install, fuzz,
-//! bench).
+//! bench), a cluster of hosts.
 
 use std::path::Path;
 
@@ -50,6 +50,7 @@ fn orogen_args(command: &str) -> Result<Vec<String>, &'static str> {
             .map(str::to_owned)
             .collect()),
         ["cargo", ..] | ["cd", ..] => Err("cargo itself"),
+        ["orogen", .., "--", "-n", _, "-p", _, "-h", _] => Err("a cluster of hosts"),
         ["orogen", rest @ ..] => Ok(rest.iter().map(|s| (*s).to_owned()).collect()),
         _ => Err("not a command of orogen"),
     }

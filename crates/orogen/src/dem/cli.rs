@@ -46,6 +46,15 @@ pub enum DemCommand {
         /// The input, output and run options.
         #[command(flatten)]
         args: DemArgs,
+        /// Run the tiled D8 and accumulation of a DEM as N local timely-dataflow processes
+        /// (float32 .npy in, float64 .npy out) [default: one process] [range: 1..=64]
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
+        workers: Option<u64>,
+        /// After `--`: timely's own arguments, to run as one process of a cluster: `-n`
+        /// processes, `-p` this process's index, `-h` a file of host:port lines, `-w` threads
+        /// per process (float32 .npy DEM in, float64 .npy out).
+        #[arg(last = true)]
+        timely: Vec<String>,
     },
     /// Stream-power erosion and hillslope diffusion on the DEM's D8 graph (the erosion stage's
     /// kernels; border and NoData-adjacent cells are the base level).
@@ -123,15 +132,24 @@ impl DemCommand {
                 Err(err) => report(&err),
             };
         }
-        if let DemCommand::Fill {
-            args,
-            epsilon,
-            workers,
-            timely,
-        } = self
+        let cluster = match self {
+            DemCommand::Fill {
+                args,
+                epsilon,
+                workers,
+                timely,
+            } => Some((args, *epsilon, *workers, timely)),
+            DemCommand::Accumulate {
+                args,
+                workers,
+                timely,
+            } => Some((args, false, *workers, timely)),
+            _ => None,
+        };
+        if let Some((args, epsilon, workers, timely)) = cluster
             && (workers.is_some() || !timely.is_empty())
         {
-            return self.run_cluster(args, *epsilon, *workers, timely, start);
+            return self.run_cluster(args, epsilon, workers, timely, start);
         }
         let (args, result, what) = match self {
             DemCommand::Fill { args, epsilon, .. } => (
@@ -144,7 +162,7 @@ impl DemCommand {
                 super::d8_with(&args.input, &args.output, &args.options()),
                 "with a receiver",
             ),
-            DemCommand::Accumulate { args } => (
+            DemCommand::Accumulate { args, .. } => (
                 args,
                 super::accumulate_with(&args.input, &args.output, &args.options()),
                 "at most",
@@ -181,6 +199,10 @@ impl DemCommand {
                 "the distributed fill is the exact fill: drop --epsilon, or --workers and the timely arguments",
             ));
         }
+        let (name, what, process): (_, _, super::cluster::Process) = match self {
+            DemCommand::Fill { .. } => ("fill", "raised", super::cluster::fill_process),
+            _ => ("accumulate", "at most", super::cluster::accumulate_process),
+        };
         let tile = args.tile as usize;
         if let Some(n) = workers {
             if !timely.is_empty() {
@@ -189,7 +211,8 @@ impl DemCommand {
                     "--workers starts local processes itself: give either it or timely's arguments after --",
                 ));
             }
-            return match super::cluster::fill_local_cluster(
+            return match super::cluster::local_cluster(
+                name,
                 &args.input,
                 &args.output,
                 tile,
@@ -200,12 +223,12 @@ impl DemCommand {
                 Err(err) => report(&err),
             };
         }
-        match super::cluster::fill_process(&args.input, &args.output, tile, timely) {
+        match process(&args.input, &args.output, tile, timely) {
             Ok(Some(summary)) => {
                 if !args.quiet {
                     println!(
                         "{}",
-                        summary_line(self, &summary, "raised", &args.output, start)
+                        summary_line(self, &summary, what, &args.output, start)
                     );
                 }
                 ExitCode::SUCCESS

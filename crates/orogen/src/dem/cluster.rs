@@ -20,6 +20,8 @@ use std::rc::Rc;
 
 use ndarray::{Array2, ArrayView2};
 use ndarray_npy::npy::header::Header;
+use orogen_hydrology::raster::d8_receivers;
+use orogen_hydrology::raster::tiled::accumulate::{AccSummary, AccTile, acc_inflows};
 use orogen_hydrology::raster::tiled::fill::{FillSummary, FillTile, fill_levels, halo_nodata};
 use orogen_hydrology::raster::tiled::{self, Tiling};
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
@@ -49,7 +51,7 @@ impl NpyGrid {
         let prefix = &prefix[..n];
         if prefix.len() < 12 || !prefix.starts_with(b"\x93NUMPY") {
             return Err(input(
-                "the distributed fill reads a float32 .npy (C order): this is not a .npy".into(),
+                "the distributed fill and accumulation read a float32 .npy (C order): this is not a .npy".into(),
             ));
         }
         let (len_bytes, start) = if prefix[6] == 1 { (2, 8) } else { (4, 8) };
@@ -73,7 +75,7 @@ impl NpyGrid {
         let descr = header.type_descriptor.to_string();
         if descr != "'<f4'" || header.layout.is_fortran() || header.shape.len() != 2 {
             return Err(input(format!(
-                "the distributed fill reads a 2-D little-endian float32 .npy in C order, not {descr} {:?}{}",
+                "the distributed fill and accumulation read a 2-D little-endian float32 .npy in C order, not {descr} {:?}{}",
                 header.shape,
                 if header.layout.is_fortran() {
                     " (Fortran order)"
@@ -125,16 +127,16 @@ impl NpyGrid {
 /// Messages a timely operator collects for the worker to read after the step.
 type Shared<T> = Rc<RefCell<Vec<T>>>;
 
-/// The `.npy` header of a float32 C-order `rows x cols` array, as `ndarray_npy::write_npy`
-/// writes it (so the output is the single-process fill's bytes).
-fn npy_header(rows: usize, cols: usize) -> Vec<u8> {
+/// The `.npy` header of a C-order `rows x cols` array of `T`, as `ndarray_npy::write_npy`
+/// writes it (so the output is the single-process run's bytes).
+fn npy_header<T: ndarray_npy::WritableElement>(rows: usize, cols: usize) -> Vec<u8> {
     Header {
-        type_descriptor: <f32 as ndarray_npy::WritableElement>::type_descriptor(),
+        type_descriptor: T::type_descriptor(),
         layout: ndarray_npy::npy::header::Layout::Standard,
         shape: vec![rows, cols],
     }
     .to_bytes()
-    .expect("a float32 header formats")
+    .expect("a 2-D header formats")
 }
 
 /// The temporary name every process writes the output under.
@@ -146,6 +148,10 @@ fn cluster_temp(output: &Path) -> PathBuf {
     output.with_file_name(format!(".{name}.tmp-cluster"))
 }
 
+/// One process of a distributed command: input, output, tile side and timely's arguments; the
+/// summary on process 0.
+pub type Process = fn(&Path, &Path, usize, &[String]) -> Result<Option<Summary>, DemError>;
+
 /// One process of the distributed fill; `timely_args` are timely's own (`-n`, `-p`, `-h`,
 /// `-w`). Process 0 returns the summary once the output is in place.
 pub fn fill_process(
@@ -154,169 +160,30 @@ pub fn fill_process(
     tile: usize,
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
-    if super::output_format(output)? != super::Format::Npy {
-        return Err(DemError::input(
-            output,
-            "the distributed fill writes .npy (float32)",
-        ));
-    }
-    let config = timely::Config::from_args(
-        std::iter::once("orogen".to_owned()).chain(timely_args.iter().cloned()),
-    )
-    .map_err(|e| DemError::input(Path::new("timely arguments"), e))?;
-    let grid = NpyGrid::open(input)?;
-    let tiling =
-        Tiling::new(grid.rows, grid.cols, (tile, tile)).map_err(super::raster_err(input))?;
-    let (rows, cols) = (grid.rows, grid.cols);
-    let header = npy_header(rows, cols);
-    let tmp = cluster_temp(output);
-    let total = header.len() as u64 + (rows * cols * 4) as u64;
-    {
-        let out = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&tmp)
-            .map_err(|e| {
-                DemError::input(output, format!("cannot create {}: {e}", tmp.display()))
-            })?;
-        out.set_len(total)
-            .map_err(|e| DemError::input(output, e.to_string()))?;
-    }
-    let (input, output) = (input.to_owned(), output.to_owned());
-    let guards = timely::execute(config, move |worker| -> Result<Option<u64>, String> {
-        let index = worker.index();
-        let peers = worker.peers();
-        let grid = NpyGrid::open(&input).map_err(|e| e.to_string())?;
-        let out = OpenOptions::new()
-            .write(true)
-            .open(&tmp)
-            .map_err(|e| format!("{}: {e}", tmp.display()))?;
-        let summaries: Shared<(usize, FillSummary)> = Rc::default();
-        let levels: Shared<(usize, Vec<f32>)> = Rc::default();
-        let raised: Rc<RefCell<(usize, u64)>> = Rc::default();
-        let mut summary_in = InputHandle::new();
-        let mut level_in = InputHandle::new();
-        let mut done_in = InputHandle::new();
-        let probe = ProbeHandle::new();
-        worker.dataflow::<u64, _, _>(|scope| {
-            let got = Rc::clone(&summaries);
-            scope
-                .input_from(&mut summary_in)
-                .container::<Vec<_>>()
-                .exchange(|_: &(usize, FillSummary)| 0)
-                .inspect(move |x| got.borrow_mut().push(x.clone()))
-                .probe_with(&probe);
-            let got = Rc::clone(&levels);
-            scope
-                .input_from(&mut level_in)
-                .container::<Vec<_>>()
-                .exchange(move |x: &(usize, Vec<f32>)| (x.0 % peers) as u64)
-                .inspect(move |x| got.borrow_mut().push(x.clone()))
-                .probe_with(&probe);
-            let got = Rc::clone(&raised);
-            scope
-                .input_from(&mut done_in)
-                .container::<Vec<_>>()
-                .exchange(|_: &u64| 0)
-                .inspect(move |x| {
-                    let mut g = got.borrow_mut();
-                    g.0 += 1;
-                    g.1 += *x;
-                })
-                .probe_with(&probe);
-        });
-        // Each round advances every input and runs until all workers' data for it arrived.
-        macro_rules! round {
-            ($r:expr) => {{
-                summary_in.advance_to($r + 1);
-                level_in.advance_to($r + 1);
-                done_in.advance_to($r + 1);
-                while probe.less_than(&($r + 1)) {
-                    worker.step();
-                }
-            }};
-        }
-        // Step 1: flood this worker's tiles; send their summaries to worker 0.
-        let mine: Vec<usize> = (index..tiling.n_tiles()).step_by(peers).collect();
-        let mut flooded = Vec::with_capacity(mine.len());
-        for &t in &mine {
+    let job = Job::new(input, output, tile, timely_args, "fill")?;
+    let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
+    let header = npy_header::<f32>(rows, cols);
+    let input = input.to_owned();
+    let raised = job.run(
+        header.clone(),
+        // Flood the tile (read with its one-cell ring); keep it and the original.
+        move |t| {
+            let (window, (wr0, wc0)) = read_ringed(&input, &tiling, t)?;
             let (r0, c0, h, w) = tiling.bounds(t);
-            let (wr0, wc0) = (r0.saturating_sub(1), c0.saturating_sub(1));
-            let (wr1, wc1) = ((r0 + h + 1).min(rows), (c0 + w + 1).min(cols));
-            let window = grid
-                .window((wr0, wc0), (wr1 - wr0, wc1 - wc0))
-                .map_err(|e| format!("reading tile {t}: {e}"))?;
             let halo = halo_nodata(window.view(), (wr0, wc0), &tiling, t);
             let mut cells = tiled::window(window.view(), (r0 - wr0, c0 - wc0), (h, w)).to_owned();
             let original = cells.clone();
             let tile = FillTile::flood(cells.view_mut(), &halo);
-            summary_in.send((t, tile.summary(cells.view())));
-            flooded.push((t, original, cells, tile));
-        }
-        round!(0);
-        // Step 2 (worker 0): the global step, each tile's levels to its owner.
-        if index == 0 {
-            let mut got = std::mem::take(&mut *summaries.borrow_mut());
-            got.sort_by_key(|(t, _)| *t);
-            if got.len() != tiling.n_tiles() || got.iter().enumerate().any(|(i, (t, _))| i != *t) {
-                return Err(format!(
-                    "worker 0 received {} tile summaries for {} tiles",
-                    got.len(),
-                    tiling.n_tiles()
-                ));
-            }
-            let all: Vec<FillSummary> = got.into_iter().map(|(_, s)| s).collect();
-            for (t, l) in fill_levels(&tiling, &all).into_iter().enumerate() {
-                level_in.send((t, l));
-            }
-        }
-        round!(1);
-        // Step 3: finish and write each tile.
-        let got: std::collections::HashMap<usize, Vec<f32>> =
-            std::mem::take(&mut *levels.borrow_mut())
-                .into_iter()
-                .collect();
-        let mut raised_here = 0u64;
-        for (t, original, mut cells, tile) in flooded {
-            let level = got
-                .get(&t)
-                .ok_or_else(|| format!("no levels arrived for tile {t}"))?;
-            tile.finish(cells.view_mut(), level);
-            raised_here += cells.iter().zip(&original).filter(|(f, d)| f > d).count() as u64;
-            write_tile(&out, header.len() as u64, cols, &tiling, t, cells.view())
-                .map_err(|e| format!("writing tile {t}: {e}"))?;
-        }
-        out.sync_all().map_err(|e| e.to_string())?;
-        if index == 0 {
-            out.write_all_at(&header, 0).map_err(|e| e.to_string())?;
-        }
-        done_in.send(raised_here);
-        round!(2);
-        if index == 0 {
-            let (n, raised) = *raised.borrow();
-            if n != peers {
-                return Err(format!("{n} of {peers} workers finished"));
-            }
-            std::fs::rename(&tmp, &output).map_err(|e| e.to_string())?;
-            return Ok(Some(raised));
-        }
-        Ok(None)
-    })
-    .map_err(|e| DemError::input(Path::new("timely"), e))?;
-    let mut raised = None;
-    for result in guards.join() {
-        match result {
-            Ok(Ok(Some(r))) => raised = Some(r),
-            Ok(Ok(None)) => {}
-            Ok(Err(e)) | Err(e) => {
-                return Err(DemError::Export(orogen_export::ExportError::Encode {
-                    what: "distributed fill".into(),
-                    message: e,
-                }));
-            }
-        }
-    }
+            Ok((tile.summary(cells.view()), (original, cells, tile)))
+        },
+        move |tiling, all: Vec<FillSummary>| Ok(fill_levels(tiling, &all)),
+        // Finish the tile with its levels: the cells it raised, and its bytes.
+        move |_, (original, mut cells, tile): (Array2<f32>, Array2<f32>, FillTile), level| {
+            tile.finish(cells.view_mut(), &level);
+            let raised = cells.iter().zip(&original).filter(|(f, d)| f > d).count() as u64;
+            Ok((raised, cells))
+        },
+    )?;
     Ok(raised.map(|r| Summary {
         cells: rows * cols,
         changed: r as f64,
@@ -325,31 +192,350 @@ pub fn fill_process(
     }))
 }
 
-fn write_tile(
+/// One process of the distributed accumulation of a DEM (float32 `.npy`; D8 receivers from
+/// the DEM, as `orogen dem accumulate` computes them): each tile's D8 codes (from the tile and
+/// its one-cell ring) and its own flow, the perimeter summaries to worker 0 for the global
+/// step (`acc_inflows`), each tile finished with its inflows and written as float64 (NaN on
+/// NoData). Process 0 returns the summary (the largest accumulation) once the output is in
+/// place. The bytes are those of the single-process accumulation.
+pub fn accumulate_process(
+    input: &Path,
+    output: &Path,
+    tile: usize,
+    timely_args: &[String],
+) -> Result<Option<Summary>, DemError> {
+    let job = Job::new(input, output, tile, timely_args, "accumulate")?;
+    let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
+    let header = npy_header::<f64>(rows, cols);
+    let input = input.to_owned();
+    let largest = job.run(
+        header.clone(),
+        move |t| {
+            let (window, (wr0, wc0)) = read_ringed(&input, &tiling, t)?;
+            let (r0, c0, h, w) = tiling.bounds(t);
+            let codes = d8_receivers(window.view());
+            // A window cell on the window's edge but not the grid's gets 0 from the window
+            // alone; tile cells never sit there (the ring surrounds them).
+            let codes = tiled::window(codes.view(), (r0 - wr0, c0 - wc0), (h, w)).to_owned();
+            let nodata: Vec<bool> = tiled::window(window.view(), (r0 - wr0, c0 - wc0), (h, w))
+                .iter()
+                .map(|z| z.is_nan())
+                .collect();
+            let local = AccTile::local(codes.view(), (r0, c0), (tiling.rows, tiling.cols))
+                .map_err(|e| format!("tile {t}: {e}"))?;
+            Ok((local.summary(codes.view()), (codes, nodata, local)))
+        },
+        move |tiling, all: Vec<AccSummary>| acc_inflows(tiling, &all).map_err(|e| e.to_string()),
+        move |_, (codes, nodata, local): (Array2<i8>, Vec<bool>, AccTile), inflow: Vec<u64>| {
+            let mut acc = Array2::<f64>::zeros(codes.dim());
+            local.finish(codes.view(), &inflow, acc.view_mut());
+            for (a, &nd) in acc.iter_mut().zip(&nodata) {
+                if nd {
+                    *a = f64::NAN;
+                }
+            }
+            let largest = acc
+                .iter()
+                .copied()
+                .filter(|a| !a.is_nan())
+                .fold(0.0, f64::max);
+            Ok((largest.to_bits(), acc))
+        },
+    )?;
+    Ok(largest.map(|bits| Summary {
+        cells: rows * cols,
+        changed: f64::from_bits(bits),
+        read: Dtype::F32,
+        written: Dtype::F64,
+    }))
+}
+
+/// Reads tile `t` of the float32 `.npy` at `input` with its one-cell ring (cut at the grid's
+/// edge); returns the window and its first cell.
+fn read_ringed(
+    input: &Path,
+    tiling: &Tiling,
+    t: usize,
+) -> Result<(Array2<f32>, (usize, usize)), String> {
+    let grid = NpyGrid::open(input).map_err(|e| e.to_string())?;
+    let (r0, c0, h, w) = tiling.bounds(t);
+    let (wr0, wc0) = (r0.saturating_sub(1), c0.saturating_sub(1));
+    let (wr1, wc1) = ((r0 + h + 1).min(tiling.rows), (c0 + w + 1).min(tiling.cols));
+    let window = grid
+        .window((wr0, wc0), (wr1 - wr0, wc1 - wc0))
+        .map_err(|e| format!("reading tile {t}: {e}"))?;
+    Ok((window, (wr0, wc0)))
+}
+
+/// A tiled kernel as a timely-dataflow program, one process of a cluster: the grid, its tiles
+/// and the output under its temporary name, sized for the whole array.
+struct Job {
+    what: &'static str,
+    config: timely::Config,
+    output: PathBuf,
+    tmp: PathBuf,
+    rows: usize,
+    cols: usize,
+    tiling: Tiling,
+}
+
+impl Job {
+    /// Checks the arguments, the input and the output's format before anything runs.
+    fn new(
+        input: &Path,
+        output: &Path,
+        tile: usize,
+        timely_args: &[String],
+        what: &'static str,
+    ) -> Result<Job, DemError> {
+        if super::output_format(output)? != super::Format::Npy {
+            return Err(DemError::input(
+                output,
+                format!("the distributed {what} writes .npy"),
+            ));
+        }
+        let config = timely::Config::from_args(
+            std::iter::once("orogen".to_owned()).chain(timely_args.iter().cloned()),
+        )
+        .map_err(|e| DemError::input(Path::new("timely arguments"), e))?;
+        let grid = NpyGrid::open(input)?;
+        let tiling =
+            Tiling::new(grid.rows, grid.cols, (tile, tile)).map_err(super::raster_err(input))?;
+        Ok(Job {
+            what,
+            config,
+            output: output.to_owned(),
+            tmp: cluster_temp(output),
+            rows: grid.rows,
+            cols: grid.cols,
+            tiling,
+        })
+    }
+
+    /// Runs the three rounds. Tile `t` belongs to worker `t % workers`, which runs `local(t)`
+    /// (a summary for the global step and what it keeps) and sends the summary to worker 0;
+    /// worker 0 runs `global` on all summaries (in tile order) and sends each tile its share;
+    /// the owner runs `finish` (a number for the run's summary and the tile's cells), writes
+    /// the cells at their place in the output and syncs it; worker 0 then writes `header`,
+    /// waits for every worker and renames the output into place. Returns, on process 0, the
+    /// sum (for `u64` counts) or the largest (for `f64` bits, all non-negative) of `finish`'s
+    /// numbers, as `merge` of the fill and accumulation say.
+    fn run<S, L, K, T>(
+        self,
+        header: Vec<u8>,
+        local: impl Fn(usize) -> Result<(S, K), String> + Send + Sync + 'static,
+        global: impl Fn(&Tiling, Vec<S>) -> Result<Vec<L>, String> + Send + Sync + 'static,
+        finish: impl Fn(usize, K, L) -> Result<(u64, Array2<T>), String> + Send + Sync + 'static,
+    ) -> Result<Option<u64>, DemError>
+    where
+        S: timely::ExchangeData + Clone,
+        L: timely::ExchangeData + Clone,
+        T: ndarray_npy::WritableElement + Copy + ToLeBytes,
+    {
+        let Job {
+            what,
+            config,
+            output,
+            tmp,
+            rows,
+            cols,
+            tiling,
+        } = self;
+        let total = header.len() as u64 + (rows * cols * std::mem::size_of::<T>()) as u64;
+        {
+            let out = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&tmp)
+                .map_err(|e| {
+                    DemError::input(&output, format!("cannot create {}: {e}", tmp.display()))
+                })?;
+            out.set_len(total)
+                .map_err(|e| DemError::input(&output, e.to_string()))?;
+        }
+        // Fills count what they raised (a sum); accumulations report their largest (a max).
+        let sums = what == "fill";
+        let merge = move |a: u64, b: u64| {
+            if sums {
+                a + b
+            } else {
+                f64::from_bits(a).max(f64::from_bits(b)).to_bits()
+            }
+        };
+        let guards = timely::execute(config, move |worker| -> Result<Option<u64>, String> {
+            let index = worker.index();
+            let peers = worker.peers();
+            let out = OpenOptions::new()
+                .write(true)
+                .open(&tmp)
+                .map_err(|e| format!("{}: {e}", tmp.display()))?;
+            let summaries: Shared<(usize, S)> = Rc::default();
+            let shares: Shared<(usize, L)> = Rc::default();
+            let done: Rc<RefCell<(usize, u64)>> = Rc::default();
+            let mut summary_in = InputHandle::new();
+            let mut share_in = InputHandle::new();
+            let mut done_in = InputHandle::new();
+            let probe = ProbeHandle::new();
+            worker.dataflow::<u64, _, _>(|scope| {
+                let got = Rc::clone(&summaries);
+                scope
+                    .input_from(&mut summary_in)
+                    .container::<Vec<_>>()
+                    .exchange(|_: &(usize, S)| 0)
+                    .inspect(move |x| got.borrow_mut().push(x.clone()))
+                    .probe_with(&probe);
+                let got = Rc::clone(&shares);
+                scope
+                    .input_from(&mut share_in)
+                    .container::<Vec<_>>()
+                    .exchange(move |x: &(usize, L)| (x.0 % peers) as u64)
+                    .inspect(move |x| got.borrow_mut().push(x.clone()))
+                    .probe_with(&probe);
+                let got = Rc::clone(&done);
+                scope
+                    .input_from(&mut done_in)
+                    .container::<Vec<_>>()
+                    .exchange(|_: &u64| 0)
+                    .inspect(move |x| {
+                        let mut g = got.borrow_mut();
+                        g.1 = if g.0 == 0 { *x } else { merge(g.1, *x) };
+                        g.0 += 1;
+                    })
+                    .probe_with(&probe);
+            });
+            // Each round advances every input and runs until all workers' data for it arrived.
+            macro_rules! round {
+                ($r:expr) => {{
+                    summary_in.advance_to($r + 1);
+                    share_in.advance_to($r + 1);
+                    done_in.advance_to($r + 1);
+                    while probe.less_than(&($r + 1)) {
+                        worker.step();
+                    }
+                }};
+            }
+            // Round 1: this worker's tiles on their own; their summaries to worker 0.
+            let mine: Vec<usize> = (index..tiling.n_tiles()).step_by(peers).collect();
+            let mut kept = Vec::with_capacity(mine.len());
+            for &t in &mine {
+                let (summary, keep) = local(t)?;
+                summary_in.send((t, summary));
+                kept.push((t, keep));
+            }
+            round!(0);
+            // Round 2 (worker 0): the global step, each tile's share to its owner.
+            if index == 0 {
+                let mut got = std::mem::take(&mut *summaries.borrow_mut());
+                got.sort_by_key(|(t, _)| *t);
+                if got.len() != tiling.n_tiles()
+                    || got.iter().enumerate().any(|(i, (t, _))| i != *t)
+                {
+                    return Err(format!(
+                        "worker 0 received {} tile summaries for {} tiles",
+                        got.len(),
+                        tiling.n_tiles()
+                    ));
+                }
+                let all: Vec<S> = got.into_iter().map(|(_, s)| s).collect();
+                for (t, share) in global(&tiling, all)?.into_iter().enumerate() {
+                    share_in.send((t, share));
+                }
+            }
+            round!(1);
+            // Round 3: finish and write each tile.
+            let mut got: std::collections::HashMap<usize, L> =
+                std::mem::take(&mut *shares.borrow_mut())
+                    .into_iter()
+                    .collect();
+            let mut here: Option<u64> = None;
+            for (t, keep) in kept {
+                let share = got
+                    .remove(&t)
+                    .ok_or_else(|| format!("nothing arrived for tile {t}"))?;
+                let (number, cells) = finish(t, keep, share)?;
+                here = Some(here.map_or(number, |h| merge(h, number)));
+                write_tile(&out, header.len() as u64, cols, &tiling, t, cells.view())
+                    .map_err(|e| format!("writing tile {t}: {e}"))?;
+            }
+            out.sync_all().map_err(|e| e.to_string())?;
+            if index == 0 {
+                out.write_all_at(&header, 0).map_err(|e| e.to_string())?;
+            }
+            done_in.send(here.unwrap_or(0));
+            round!(2);
+            if index == 0 {
+                let (n, number) = *done.borrow();
+                if n != peers {
+                    return Err(format!("{n} of {peers} workers finished"));
+                }
+                std::fs::rename(&tmp, &output).map_err(|e| e.to_string())?;
+                return Ok(Some(number));
+            }
+            Ok(None)
+        })
+        .map_err(|e| DemError::input(Path::new("timely"), e))?;
+        let mut number = None;
+        for result in guards.join() {
+            match result {
+                Ok(Ok(Some(r))) => number = Some(r),
+                Ok(Ok(None)) => {}
+                Ok(Err(e)) | Err(e) => {
+                    return Err(DemError::Export(orogen_export::ExportError::Encode {
+                        what: format!("distributed {what}"),
+                        message: e,
+                    }));
+                }
+            }
+        }
+        Ok(number)
+    }
+}
+
+/// Little-endian bytes of an output element.
+trait ToLeBytes {
+    fn extend_le(self, out: &mut Vec<u8>);
+}
+
+impl ToLeBytes for f32 {
+    fn extend_le(self, out: &mut Vec<u8>) {
+        out.extend(self.to_le_bytes());
+    }
+}
+
+impl ToLeBytes for f64 {
+    fn extend_le(self, out: &mut Vec<u8>) {
+        out.extend(self.to_le_bytes());
+    }
+}
+
+fn write_tile<T: ToLeBytes + Copy>(
     out: &File,
     offset: u64,
     cols: usize,
     tiling: &Tiling,
     t: usize,
-    cells: ArrayView2<'_, f32>,
+    cells: ArrayView2<'_, T>,
 ) -> std::io::Result<()> {
     let (r0, c0, _, w) = tiling.bounds(t);
-    let mut buf = Vec::with_capacity(w * 4);
+    let size = std::mem::size_of::<T>();
+    let mut buf = Vec::with_capacity(w * size);
     for (r, row) in cells.outer_iter().enumerate() {
         buf.clear();
         for &z in row {
-            buf.extend(z.to_le_bytes());
+            z.extend_le(&mut buf);
         }
-        out.write_all_at(&buf, offset + (((r0 + r) * cols + c0) * 4) as u64)?;
+        out.write_all_at(&buf, offset + (((r0 + r) * cols + c0) * size) as u64)?;
     }
     Ok(())
 }
 
-/// `orogen dem fill --workers N`: starts N processes of this binary on this host (timely's
-/// `-n N -p I -h HOSTFILE`, free local ports) and waits for them; process 0 prints the summary
-/// line (unless `quiet`). A process that fails stops the others; nothing is left under the
-/// output's name.
-pub fn fill_local_cluster(
+/// `orogen dem fill|accumulate --workers N`: starts N processes of this binary running
+/// `orogen dem COMMAND` on this host (timely's `-n N -p I -h HOSTFILE`, free local ports) and
+/// waits for them; process 0 prints the summary line (unless `quiet`). A process that fails
+/// stops the others; nothing is left under the output's name.
+pub fn local_cluster(
+    command_name: &str,
     input: &Path,
     output: &Path,
     tile: usize,
@@ -358,12 +544,17 @@ pub fn fill_local_cluster(
 ) -> Result<(), DemError> {
     let failed = |message: String| {
         DemError::Export(orogen_export::ExportError::Encode {
-            what: "distributed fill".into(),
+            what: format!("distributed {command_name}"),
             message,
         })
     };
     // Check the input and output before starting anything.
-    super::output_format(output)?;
+    if super::output_format(output)? != super::Format::Npy {
+        return Err(DemError::input(
+            output,
+            format!("the distributed {command_name} writes .npy"),
+        ));
+    }
     NpyGrid::open(input)?;
     let ports: Vec<u16> = (0..workers)
         .map(|_| {
@@ -382,7 +573,7 @@ pub fn fill_local_cluster(
     let mut summary_out = None;
     for p in 0..workers {
         let mut command = Command::new(&exe);
-        command.args(["dem", "fill", "--tile", &tile.to_string()]);
+        command.args(["dem", command_name, "--tile", &tile.to_string()]);
         if quiet {
             command.arg("-q");
         }

@@ -566,11 +566,11 @@ fn dem_commands_print_one_summary_line_unless_quiet_and_keep_or_name_the_float_w
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("accumulated: 16 cells ("));
 }
 
-/// The distributed fill and accumulation: 4 local timely processes, 1 process, and the plain
-/// commands write the same bytes, on the reference DEM with NoData holes and tiles that do not
+/// The distributed fill, D8 and accumulation: 4 local timely processes, 1 process, and the
+/// plain commands write the same bytes, on the reference DEM with NoData holes and tiles that do not
 /// divide it.
 #[test]
-fn four_timely_processes_fill_and_accumulate_the_same_bytes_as_one() {
+fn four_timely_processes_fill_route_and_accumulate_the_same_bytes_as_one() {
     let Some(data) = data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let p = |name: &str| dir.path().join(name);
@@ -580,10 +580,11 @@ fn four_timely_processes_fill_and_accumulate_the_same_bytes_as_one() {
         .fill(f32::NAN);
     dem.column_mut(300).fill(f32::NAN);
     ndarray_npy::write_npy(p("dem.npy"), &dem).unwrap();
-    // The fill, then the accumulation of the filled DEM (its D8 receivers included): tiles
-    // exchange their perimeters through worker 0.
+    // The fill, then the D8 and the accumulation of the filled DEM (its D8 receivers
+    // included): tiles exchange their perimeters through worker 0.
     for (command, input, plain, said) in [
         ("fill", "dem.npy", "plain.npy", "filled: 138632 cells ("),
+        ("d8", "plain.npy", "d8.npy", "d8: 138632 cells ("),
         (
             "accumulate",
             "plain.npy",

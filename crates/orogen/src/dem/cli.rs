@@ -40,6 +40,15 @@ pub enum DemCommand {
         /// The input, output and run options.
         #[command(flatten)]
         args: DemArgs,
+        /// Run the tiled D8 as N local timely-dataflow processes (float32 .npy in, int8 .npy
+        /// out) [default: one process] [range: 1..=64]
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
+        workers: Option<u64>,
+        /// After `--`: timely's own arguments, to run as one process of a cluster: `-n`
+        /// processes, `-p` this process's index, `-h` a file of host:port lines, `-w` threads
+        /// per process (float32 .npy DEM in, int8 .npy out).
+        #[arg(last = true)]
+        timely: Vec<String>,
     },
     /// D8 flow accumulation (cells draining through each cell, itself included).
     Accumulate {
@@ -139,7 +148,12 @@ impl DemCommand {
                 workers,
                 timely,
             } => Some((args, *epsilon, *workers, timely)),
-            DemCommand::Accumulate {
+            DemCommand::D8 {
+                args,
+                workers,
+                timely,
+            }
+            | DemCommand::Accumulate {
                 args,
                 workers,
                 timely,
@@ -157,7 +171,7 @@ impl DemCommand {
                 super::fill_with(&args.input, &args.output, *epsilon, &args.options()),
                 "raised",
             ),
-            DemCommand::D8 { args } => (
+            DemCommand::D8 { args, .. } => (
                 args,
                 super::d8_with(&args.input, &args.output, &args.options()),
                 "with a receiver",
@@ -201,6 +215,7 @@ impl DemCommand {
         }
         let (name, what, process): (_, _, super::cluster::Process) = match self {
             DemCommand::Fill { .. } => ("fill", "raised", super::cluster::fill_process),
+            DemCommand::D8 { .. } => ("d8", "with a receiver", super::cluster::d8_process),
             _ => ("accumulate", "at most", super::cluster::accumulate_process),
         };
         let tile = args.tile as usize;

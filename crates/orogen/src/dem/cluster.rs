@@ -211,16 +211,8 @@ pub fn accumulate_process(
     let largest = job.run(
         header.clone(),
         move |t| {
-            let (window, (wr0, wc0)) = read_ringed(&input, &tiling, t)?;
-            let (r0, c0, h, w) = tiling.bounds(t);
-            let codes = d8_receivers(window.view());
-            // A window cell on the window's edge but not the grid's gets 0 from the window
-            // alone; tile cells never sit there (the ring surrounds them).
-            let codes = tiled::window(codes.view(), (r0 - wr0, c0 - wc0), (h, w)).to_owned();
-            let nodata: Vec<bool> = tiled::window(window.view(), (r0 - wr0, c0 - wc0), (h, w))
-                .iter()
-                .map(|z| z.is_nan())
-                .collect();
+            let (codes, nodata) = tile_codes(&input, &tiling, t)?;
+            let (r0, c0, _, _) = tiling.bounds(t);
             let local = AccTile::local(codes.view(), (r0, c0), (tiling.rows, tiling.cols))
                 .map_err(|e| format!("tile {t}: {e}"))?;
             Ok((local.summary(codes.view()), (codes, nodata, local)))
@@ -248,6 +240,49 @@ pub fn accumulate_process(
         read: Dtype::F32,
         written: Dtype::F64,
     }))
+}
+
+/// One process of the distributed D8 of a DEM (float32 `.npy` in, int8 `.npy` out, the codes
+/// of `orogen dem d8`): each tile's codes from the tile and its one-cell ring, written in place;
+/// no global step. Process 0 returns the summary (cells with a receiver).
+pub fn d8_process(
+    input: &Path,
+    output: &Path,
+    tile: usize,
+    timely_args: &[String],
+) -> Result<Option<Summary>, DemError> {
+    let job = Job::new(input, output, tile, timely_args, "d8")?;
+    let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
+    let header = npy_header::<i8>(rows, cols);
+    let input = input.to_owned();
+    let with_receiver = job.run(
+        header,
+        move |t| Ok(((), tile_codes(&input, &tiling, t)?.0)),
+        |_, all: Vec<()>| Ok(all),
+        |_, codes: Array2<i8>, ()| Ok((codes.iter().filter(|&&k| k != 0).count() as u64, codes)),
+    )?;
+    Ok(with_receiver.map(|n| Summary {
+        cells: rows * cols,
+        changed: n as f64,
+        read: Dtype::F32,
+        written: Dtype::I8,
+    }))
+}
+
+/// The D8 codes of tile `t` of the DEM at `input` (from the tile and its one-cell ring, as
+/// `d8_tile` computes them) and which of its cells are NoData.
+fn tile_codes(input: &Path, tiling: &Tiling, t: usize) -> Result<(Array2<i8>, Vec<bool>), String> {
+    let (window, (wr0, wc0)) = read_ringed(input, tiling, t)?;
+    let (r0, c0, h, w) = tiling.bounds(t);
+    let codes = d8_receivers(window.view());
+    // A window cell on the window's edge but not the grid's gets 0 from the window alone;
+    // tile cells never sit there (the ring surrounds them).
+    let codes = tiled::window(codes.view(), (r0 - wr0, c0 - wc0), (h, w)).to_owned();
+    let nodata = tiled::window(window.view(), (r0 - wr0, c0 - wc0), (h, w))
+        .iter()
+        .map(|z| z.is_nan())
+        .collect();
+    Ok((codes, nodata))
 }
 
 /// Reads tile `t` of the float32 `.npy` at `input` with its one-cell ring (cut at the grid's
@@ -354,8 +389,8 @@ impl Job {
             out.set_len(total)
                 .map_err(|e| DemError::input(&output, e.to_string()))?;
         }
-        // Fills count what they raised (a sum); accumulations report their largest (a max).
-        let sums = what == "fill";
+        // Fills and D8 count cells (a sum); accumulations report their largest (a max).
+        let sums = what != "accumulate";
         let merge = move |a: u64, b: u64| {
             if sums {
                 a + b
@@ -503,6 +538,12 @@ impl ToLeBytes for f32 {
     }
 }
 
+impl ToLeBytes for i8 {
+    fn extend_le(self, out: &mut Vec<u8>) {
+        out.extend(self.to_le_bytes());
+    }
+}
+
 impl ToLeBytes for f64 {
     fn extend_le(self, out: &mut Vec<u8>) {
         out.extend(self.to_le_bytes());
@@ -530,7 +571,7 @@ fn write_tile<T: ToLeBytes + Copy>(
     Ok(())
 }
 
-/// `orogen dem fill|accumulate --workers N`: starts N processes of this binary running
+/// `orogen dem fill|d8|accumulate --workers N`: starts N processes of this binary running
 /// `orogen dem COMMAND` on this host (timely's `-n N -p I -h HOSTFILE`, free local ports) and
 /// waits for them; process 0 prints the summary line (unless `quiet`). A process that fails
 /// stops the others; nothing is left under the output's name.

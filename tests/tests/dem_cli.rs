@@ -657,3 +657,53 @@ fn four_timely_processes_fill_route_and_accumulate_the_same_bytes_as_one() {
         "--epsilon",
     );
 }
+
+/// A process whose peers never come gives up after `--connect-timeout`: exit 1, one line that
+/// says what to check, nothing under the output's name or its temporary name (timely alone
+/// would wait for ever).
+#[test]
+fn a_process_whose_cluster_never_connects_gives_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    ndarray_npy::write_npy(p("dem.npy"), &ndarray::Array2::<f32>::zeros((8, 8))).unwrap();
+    // Two free local ports; process 1 is never started.
+    let listeners: Vec<std::net::TcpListener> = (0..2)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let hosts: String = listeners
+        .iter()
+        .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
+        .collect();
+    drop(listeners);
+    std::fs::write(p("hosts.txt"), hosts).unwrap();
+    for command in ["fill", "accumulate"] {
+        let run = orogen(&[
+            "dem",
+            command,
+            "--connect-timeout",
+            "2",
+            s(&p("dem.npy")),
+            s(&p("out.npy")),
+            "--",
+            "-n",
+            "2",
+            "-p",
+            "0",
+            "-h",
+            s(&p("hosts.txt")),
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{command}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{command}: {stderr}");
+        assert!(
+            stderr.contains("did not all connect within 2 s"),
+            "{command}: {stderr}"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("out.npy"))
+            .collect();
+        assert!(left.is_empty(), "{command} left {left:?}");
+    }
+}

@@ -25,49 +25,57 @@ pub enum DemCommand {
         /// only; single-grid) [default: off]
         #[arg(long)]
         epsilon: bool,
-        /// Run the tiled fill as N local timely-dataflow processes (float32 .npy in and out)
-        /// [default: one process] [range: 1..=64]
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
-        workers: Option<u64>,
-        /// After `--`: timely's own arguments, to run as one process of a cluster: `-n`
-        /// processes, `-p` this process's index, `-h` a file of host:port lines, `-w` threads
-        /// per process (float32 .npy in and out).
-        #[arg(last = true)]
-        timely: Vec<String>,
+        /// Running as several timely-dataflow processes (float32 .npy DEM in, .npy out).
+        #[command(flatten)]
+        cluster: ClusterArgs,
     },
     /// Steepest-slope D8 receivers: 0 none, 1..=8 = W, NW, N, NE, E, SE, S, SW.
     D8 {
         /// The input, output and run options.
         #[command(flatten)]
         args: DemArgs,
-        /// Run the tiled D8 as N local timely-dataflow processes (float32 .npy in, int8 .npy
-        /// out) [default: one process] [range: 1..=64]
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
-        workers: Option<u64>,
-        /// After `--`: timely's own arguments, to run as one process of a cluster: `-n`
-        /// processes, `-p` this process's index, `-h` a file of host:port lines, `-w` threads
-        /// per process (float32 .npy DEM in, int8 .npy out).
-        #[arg(last = true)]
-        timely: Vec<String>,
+        /// Running as several timely-dataflow processes (float32 .npy DEM in, .npy out).
+        #[command(flatten)]
+        cluster: ClusterArgs,
     },
     /// D8 flow accumulation (cells draining through each cell, itself included).
     Accumulate {
         /// The input, output and run options.
         #[command(flatten)]
         args: DemArgs,
-        /// Run the tiled D8 and accumulation of a DEM as N local timely-dataflow processes
-        /// (float32 .npy in, float64 .npy out) [default: one process] [range: 1..=64]
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
-        workers: Option<u64>,
-        /// After `--`: timely's own arguments, to run as one process of a cluster: `-n`
-        /// processes, `-p` this process's index, `-h` a file of host:port lines, `-w` threads
-        /// per process (float32 .npy DEM in, float64 .npy out).
-        #[arg(last = true)]
-        timely: Vec<String>,
+        /// Running as several timely-dataflow processes (float32 .npy DEM in, .npy out).
+        #[command(flatten)]
+        cluster: ClusterArgs,
     },
     /// Stream-power erosion and hillslope diffusion on the DEM's D8 graph (the erosion stage's
     /// kernels; border and NoData-adjacent cells are the base level).
     Erode(crate::dem_erode::ErodeArgs),
+}
+
+/// How `fill`, `d8` and `accumulate` run as a timely-dataflow cluster (float32 `.npy` DEM in,
+/// `.npy` out).
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// Run the tiled kernel as N local timely-dataflow processes [default: one process]
+    /// [range: 1..=64]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub workers: Option<u64>,
+    /// Give up (exit 1, nothing written) when the processes of the cluster have not all
+    /// connected after this many seconds [range: 1..=86400]
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub connect_timeout: u64,
+    /// After `--`: timely's own arguments, to run as one process of a cluster: `-n`
+    /// processes, `-p` this process's index, `-h` a file of host:port lines, `-w` threads
+    /// per process.
+    #[arg(last = true)]
+    pub timely: Vec<String>,
+}
+
+impl ClusterArgs {
+    /// Whether the command runs as a cluster.
+    fn distributed(&self) -> bool {
+        self.workers.is_some() || !self.timely.is_empty()
+    }
 }
 
 /// What every `orogen dem` command takes.
@@ -145,25 +153,17 @@ impl DemCommand {
             DemCommand::Fill {
                 args,
                 epsilon,
-                workers,
-                timely,
-            } => Some((args, *epsilon, *workers, timely)),
-            DemCommand::D8 {
-                args,
-                workers,
-                timely,
+                cluster,
+            } => Some((args, *epsilon, cluster)),
+            DemCommand::D8 { args, cluster } | DemCommand::Accumulate { args, cluster } => {
+                Some((args, false, cluster))
             }
-            | DemCommand::Accumulate {
-                args,
-                workers,
-                timely,
-            } => Some((args, false, *workers, timely)),
-            _ => None,
+            DemCommand::Erode(_) => None,
         };
-        if let Some((args, epsilon, workers, timely)) = cluster
-            && (workers.is_some() || !timely.is_empty())
+        if let Some((args, epsilon, cluster)) = cluster
+            && cluster.distributed()
         {
-            return self.run_cluster(args, epsilon, workers, timely, start);
+            return self.run_cluster(args, epsilon, cluster, start);
         }
         let (args, result, what) = match self {
             DemCommand::Fill { args, epsilon, .. } => (
@@ -203,10 +203,11 @@ impl DemCommand {
         &self,
         args: &DemArgs,
         epsilon: bool,
-        workers: Option<u64>,
-        timely: &[String],
+        cluster: &ClusterArgs,
         start: Instant,
     ) -> ExitCode {
+        let (workers, timely) = (cluster.workers, &cluster.timely);
+        let connect = std::time::Duration::from_secs(cluster.connect_timeout);
         if epsilon {
             return report(&DemError::input(
                 Path::new("--epsilon"),
@@ -232,13 +233,14 @@ impl DemCommand {
                 &args.output,
                 tile,
                 n as usize,
+                connect,
                 args.quiet,
             ) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => report(&err),
             };
         }
-        match process(&args.input, &args.output, tile, timely) {
+        match process(&args.input, &args.output, tile, connect, timely) {
             Ok(Some(summary)) => {
                 if !args.quiet {
                     println!(

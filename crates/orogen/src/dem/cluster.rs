@@ -17,6 +17,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::rc::Rc;
+use std::time::Duration;
 
 use ndarray::{Array2, ArrayView2};
 use ndarray_npy::npy::header::Header;
@@ -150,7 +151,8 @@ fn cluster_temp(output: &Path) -> PathBuf {
 
 /// One process of a distributed command: input, output, tile side and timely's arguments; the
 /// summary on process 0.
-pub type Process = fn(&Path, &Path, usize, &[String]) -> Result<Option<Summary>, DemError>;
+pub type Process =
+    fn(&Path, &Path, usize, Duration, &[String]) -> Result<Option<Summary>, DemError>;
 
 /// One process of the distributed fill; `timely_args` are timely's own (`-n`, `-p`, `-h`,
 /// `-w`). Process 0 returns the summary once the output is in place.
@@ -158,9 +160,10 @@ pub fn fill_process(
     input: &Path,
     output: &Path,
     tile: usize,
+    connect: Duration,
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
-    let job = Job::new(input, output, tile, timely_args, "fill")?;
+    let job = Job::new(input, output, tile, connect, timely_args, "fill")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
     let header = npy_header::<f32>(rows, cols);
     let input = input.to_owned();
@@ -202,9 +205,10 @@ pub fn accumulate_process(
     input: &Path,
     output: &Path,
     tile: usize,
+    connect: Duration,
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
-    let job = Job::new(input, output, tile, timely_args, "accumulate")?;
+    let job = Job::new(input, output, tile, connect, timely_args, "accumulate")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
     let header = npy_header::<f64>(rows, cols);
     let input = input.to_owned();
@@ -249,9 +253,10 @@ pub fn d8_process(
     input: &Path,
     output: &Path,
     tile: usize,
+    connect: Duration,
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
-    let job = Job::new(input, output, tile, timely_args, "d8")?;
+    let job = Job::new(input, output, tile, connect, timely_args, "d8")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
     let header = npy_header::<i8>(rows, cols);
     let input = input.to_owned();
@@ -307,6 +312,8 @@ fn read_ringed(
 struct Job {
     what: &'static str,
     config: timely::Config,
+    /// How long the processes may take to connect before this one gives up.
+    connect: Duration,
     output: PathBuf,
     tmp: PathBuf,
     rows: usize,
@@ -320,6 +327,7 @@ impl Job {
         input: &Path,
         output: &Path,
         tile: usize,
+        connect: Duration,
         timely_args: &[String],
         what: &'static str,
     ) -> Result<Job, DemError> {
@@ -339,6 +347,7 @@ impl Job {
         Ok(Job {
             what,
             config,
+            connect,
             output: output.to_owned(),
             tmp: cluster_temp(output),
             rows: grid.rows,
@@ -370,6 +379,7 @@ impl Job {
         let Job {
             what,
             config,
+            connect,
             output,
             tmp,
             rows,
@@ -398,7 +408,24 @@ impl Job {
                 f64::from_bits(a).max(f64::from_bits(b)).to_bits()
             }
         };
+        // timely connects the processes before any worker runs, and waits for a process that
+        // never comes: a watchdog gives up after `connect`, removing the temporary output.
+        let (connected, wait) = std::sync::mpsc::channel::<()>();
+        {
+            let tmp = tmp.clone();
+            std::thread::spawn(move || {
+                if wait.recv_timeout(connect) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                    let _ = std::fs::remove_file(&tmp);
+                    eprintln!(
+                        "error: distributed {what}: the processes of the cluster did not all connect within {} s (--connect-timeout): check the hosts file and that every process was started",
+                        connect.as_secs()
+                    );
+                    std::process::exit(1);
+                }
+            });
+        }
         let guards = timely::execute(config, move |worker| -> Result<Option<u64>, String> {
+            let _ = connected.send(());
             let index = worker.index();
             let peers = worker.peers();
             let out = OpenOptions::new()
@@ -581,6 +608,7 @@ pub fn local_cluster(
     output: &Path,
     tile: usize,
     workers: usize,
+    connect: Duration,
     quiet: bool,
 ) -> Result<(), DemError> {
     let failed = |message: String| {
@@ -615,6 +643,7 @@ pub fn local_cluster(
     for p in 0..workers {
         let mut command = Command::new(&exe);
         command.args(["dem", command_name, "--tile", &tile.to_string()]);
+        command.args(["--connect-timeout", &connect.as_secs().to_string()]);
         if quiet {
             command.arg("-q");
         }

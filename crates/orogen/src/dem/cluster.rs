@@ -165,10 +165,9 @@ pub fn fill_process(
 ) -> Result<Option<Summary>, DemError> {
     let job = Job::new(input, output, tile, connect, timely_args, "fill")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let header = npy_header::<f32>(rows, cols);
     let input = input.to_owned();
     let raised = job.run(
-        header.clone(),
+        |a, b| a + b,
         // Flood the tile (read with its one-cell ring); keep it and the original.
         move |t| {
             let (window, (wr0, wc0)) = read_ringed(&input, &tiling, t)?;
@@ -210,10 +209,9 @@ pub fn accumulate_process(
 ) -> Result<Option<Summary>, DemError> {
     let job = Job::new(input, output, tile, connect, timely_args, "accumulate")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let header = npy_header::<f64>(rows, cols);
     let input = input.to_owned();
     let largest = job.run(
-        header.clone(),
+        |a, b| f64::from_bits(a).max(f64::from_bits(b)).to_bits(),
         move |t| {
             let (codes, nodata) = tile_codes(&input, &tiling, t)?;
             let (r0, c0, _, _) = tiling.bounds(t);
@@ -258,10 +256,9 @@ pub fn d8_process(
 ) -> Result<Option<Summary>, DemError> {
     let job = Job::new(input, output, tile, connect, timely_args, "d8")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let header = npy_header::<i8>(rows, cols);
     let input = input.to_owned();
     let with_receiver = job.run(
-        header,
+        |a, b| a + b,
         move |t| Ok(((), tile_codes(&input, &tiling, t)?.0)),
         |_, all: Vec<()>| Ok(all),
         |_, codes: Array2<i8>, ()| Ok((codes.iter().filter(|&&k| k != 0).count() as u64, codes)),
@@ -360,13 +357,12 @@ impl Job {
     /// (a summary for the global step and what it keeps) and sends the summary to worker 0;
     /// worker 0 runs `global` on all summaries (in tile order) and sends each tile its share;
     /// the owner runs `finish` (a number for the run's summary and the tile's cells), writes
-    /// the cells at their place in the output and syncs it; worker 0 then writes `header`,
-    /// waits for every worker and renames the output into place. Returns, on process 0, the
-    /// sum (for `u64` counts) or the largest (for `f64` bits, all non-negative) of `finish`'s
-    /// numbers, as `merge` of the fill and accumulation say.
+    /// the cells at their place in the output and syncs it; worker 0 then writes the `.npy`
+    /// header, waits for every worker and renames the output into place. Returns, on process 0,
+    /// `finish`'s numbers folded by `merge` (a sum of counts, or the largest of `f64` bits).
     fn run<S, L, K, T>(
         self,
-        header: Vec<u8>,
+        merge: fn(u64, u64) -> u64,
         local: impl Fn(usize) -> Result<(S, K), String> + Send + Sync + 'static,
         global: impl Fn(&Tiling, Vec<S>) -> Result<Vec<L>, String> + Send + Sync + 'static,
         finish: impl Fn(usize, K, L) -> Result<(u64, Array2<T>), String> + Send + Sync + 'static,
@@ -386,6 +382,7 @@ impl Job {
             cols,
             tiling,
         } = self;
+        let header = npy_header::<T>(rows, cols);
         let total = header.len() as u64 + (rows * cols * std::mem::size_of::<T>()) as u64;
         {
             let out = OpenOptions::new()
@@ -399,15 +396,6 @@ impl Job {
             out.set_len(total)
                 .map_err(|e| DemError::input(&output, e.to_string()))?;
         }
-        // Fills and D8 count cells (a sum); accumulations report their largest (a max).
-        let sums = what != "accumulate";
-        let merge = move |a: u64, b: u64| {
-            if sums {
-                a + b
-            } else {
-                f64::from_bits(a).max(f64::from_bits(b)).to_bits()
-            }
-        };
         // timely connects the processes before any worker runs, and waits for a process that
         // never comes: a watchdog gives up after `connect`, removing the temporary output.
         let (connected, wait) = std::sync::mpsc::channel::<()>();

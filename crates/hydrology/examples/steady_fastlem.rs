@@ -34,9 +34,14 @@ fn main() {
         (ours, steps) = (h, stats.steps);
     }
     let (largest, relief) = largest_difference(&theirs, &ours);
+    // A fingerprint of orogen's surface, to tell two builds' results apart.
+    let fingerprint = ours.iter().fold(0u64, |acc, v| {
+        acc.rotate_left(5) ^ v.to_bits().wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    });
     println!(
         "sites={} fastlem_s={best_theirs:.4} orogen_s={best_ours:.4} ratio={:.2} \
-         orogen_routings={steps} relief_m={relief:.3} largest_difference_m={largest:.3e}",
+         orogen_routings={steps} relief_m={relief:.3} largest_difference_m={largest:.3e} \
+         orogen_fingerprint={fingerprint:016x}",
         p.h0.len(),
         best_theirs / best_ours,
     );

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use super::route::{Flow, Neighbours, route, route_trees};
+use super::route::{Flow, Neighbours, route_trees};
 
 /// The constants of `dh/dt = U - K A^m S^n + D laplacian(h)` for one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -166,31 +166,29 @@ fn drop_to(hi: &mut f64, hr: f64, factor: f64, n: f64) -> bool {
     held
 }
 
-/// Buffers of [`erode_runs`], in stack order, kept between steps.
+/// Buffers of [`along_runs`], in stack order, kept between steps.
 #[derive(Default)]
 struct Along {
     h: Vec<f64>,
     area: Vec<f64>,
 }
 
-/// The drainage area and [`spl_step`] in one, run by run of whole trees in parallel (see
-/// `Flow::runs`): each run's elevations and areas are gathered into stack order, its areas
-/// summed upstream-first and its nodes solved downstream-first exactly as [`route_into`] and
-/// [`spl_step`] do (the same additions in the same order, so the same bytes), then scattered
-/// back. Returns `n_corr`.
+/// The drainage area and a downstream-first update in one, run by run of whole trees in
+/// parallel (see `Flow::runs`): each run's elevations and areas are gathered into stack order,
+/// its areas summed upstream-first exactly as [`route_into`] sums them (the same additions in
+/// the same order, so the same bytes), then `update(node, area, distance, h_receiver, h)` runs
+/// on every node but the roots downstream-first, and the elevations are scattered back.
+/// Returns the sum of what `update` returns.
 ///
 /// [`route_into`]: super::route_into
-// The graph, the state, the law and the step's buffers.
-#[allow(clippy::too_many_arguments)]
-fn erode_runs<G: Neighbours>(
+fn along_runs<G: Neighbours>(
     g: &G,
     h: &mut [f64],
     flow: &Flow,
     cell_area: &[f64],
-    law: &Law,
-    dt: f64,
     power: &AreaPower,
     along: &mut Along,
+    update: impl Fn(usize, f64, f64, f64, &mut f64) -> usize + Sync,
 ) -> usize {
     let stack = &flow.stack;
     stack
@@ -227,7 +225,7 @@ fn erode_runs<G: Neighbours>(
         runs.push((w[0], h_run, a_run));
         (hs, areas) = (h_rest, a_rest);
     }
-    let n_corr = runs
+    let total = runs
         .into_par_iter()
         .map(|(start, h, area)| {
             let up = &flow.up[start..start + h.len()];
@@ -238,23 +236,23 @@ fn erode_runs<G: Neighbours>(
                     area[u] += area[p];
                 }
             }
-            let mut n_corr = 0;
+            let mut total = 0;
             for p in 0..h.len() {
                 let u = up[p] as usize - start;
                 if u != p {
-                    let d = distance(nodes[p] as usize, nodes[u] as usize);
-                    let factor = erosion_factor(law, dt, power, area[p], d);
+                    let i = nodes[p] as usize;
+                    let d = distance(i, nodes[u] as usize);
                     let hr = h[u];
-                    n_corr += usize::from(drop_to(&mut h[p], hr, factor, law.n));
+                    total += update(i, area[p], d, hr, &mut h[p]);
                 }
             }
-            n_corr
+            total
         })
         .sum();
     for (&i, &v) in stack.iter().zip(&along.h) {
         h[i as usize] = v;
     }
-    n_corr
+    total
 }
 
 /// Linear hillslope diffusion `dh/dt = D laplacian(h)` for `dt`, explicit, in as many equal
@@ -341,7 +339,19 @@ pub fn evolve<G: Neighbours>(
             });
         route_trees(g, h, base, &mut flow);
         stats.n_flooded += flow.n_flooded;
-        stats.n_corr += erode_runs(g, h, &flow, cell_area, law, dt, &power, &mut along);
+        // The implicit step (as `spl_step` does it) on each node.
+        stats.n_corr += along_runs(
+            g,
+            h,
+            &flow,
+            cell_area,
+            &power,
+            &mut along,
+            |_, a, d, hr, hp| {
+                let factor = erosion_factor(law, dt, &power, a, d);
+                usize::from(drop_to(hp, hr, factor, law.n))
+            },
+        );
         diffuse(g, h, base, law.diffusion, dt);
         stats.steps += 1;
     }
@@ -363,32 +373,31 @@ pub fn steady_state<G: Neighbours>(
     max_iterations: usize,
 ) -> Stats {
     let mut stats = Stats::default();
+    let (mut flow, mut along) = (Flow::default(), Along::default());
     let mut previous: Vec<u32> = Vec::new();
     let inv_n = 1.0 / law.n;
     let power = AreaPower::new(cell_area, law.m);
     for _ in 0..max_iterations {
-        let flow = route(g, h, base, cell_area);
+        route_trees(g, h, base, &mut flow);
         stats.n_flooded += flow.n_flooded;
         stats.steps += 1;
         if flow.receiver == previous {
             break;
         }
-        let rise: Vec<f64> = (0..h.len())
-            .into_par_iter()
-            .with_min_len(4096)
-            .map(|i| {
+        along_runs(
+            g,
+            h,
+            &flow,
+            cell_area,
+            &power,
+            &mut along,
+            |i, a, d, hr, hp| {
                 let u = uplift[i].max(0.0);
-                flow.distance[i] * (u / (law.k * power.of(flow.area[i]))).powf(inv_n)
-            })
-            .collect();
-        for &i in &flow.stack {
-            let i = i as usize;
-            let r = flow.receiver[i] as usize;
-            if r != i {
-                h[i] = h[r] + rise[i];
-            }
-        }
-        previous = flow.receiver;
+                *hp = hr + d * (u / (law.k * power.of(a))).powf(inv_n);
+                0
+            },
+        );
+        previous.clone_from(&flow.receiver);
     }
     stats
 }

@@ -163,14 +163,13 @@ pub fn fill_process(
     connect: Duration,
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
-    let job = Job::new(input, output, tile, connect, timely_args, "fill")?;
+    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "fill")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let input = input.to_owned();
     let raised = job.run(
         |a, b| a + b,
         // Flood the tile (read with its one-cell ring); keep it and the original.
         move |t| {
-            let (window, (wr0, wc0)) = read_ringed(&input, &tiling, t)?;
+            let (window, (wr0, wc0)) = read_ringed(&grid, &tiling, t)?;
             let (r0, c0, h, w) = tiling.bounds(t);
             let halo = halo_nodata(window.view(), (wr0, wc0), &tiling, t);
             let mut cells = tiled::window(window.view(), (r0 - wr0, c0 - wc0), (h, w)).to_owned();
@@ -207,13 +206,12 @@ pub fn accumulate_process(
     connect: Duration,
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
-    let job = Job::new(input, output, tile, connect, timely_args, "accumulate")?;
+    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "accumulate")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let input = input.to_owned();
     let largest = job.run(
         |a, b| f64::from_bits(a).max(f64::from_bits(b)).to_bits(),
         move |t| {
-            let (codes, nodata) = tile_codes(&input, &tiling, t)?;
+            let (codes, nodata) = tile_codes(&grid, &tiling, t)?;
             let (r0, c0, _, _) = tiling.bounds(t);
             let local = AccTile::local(codes.view(), (r0, c0), (tiling.rows, tiling.cols))
                 .map_err(|e| format!("tile {t}: {e}"))?;
@@ -254,12 +252,11 @@ pub fn d8_process(
     connect: Duration,
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
-    let job = Job::new(input, output, tile, connect, timely_args, "d8")?;
+    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "d8")?;
     let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let input = input.to_owned();
     let with_receiver = job.run(
         |a, b| a + b,
-        move |t| Ok(((), tile_codes(&input, &tiling, t)?.0)),
+        move |t| Ok(((), tile_codes(&grid, &tiling, t)?.0)),
         |_, all: Vec<()>| Ok(all),
         |_, codes: Array2<i8>, ()| Ok((codes.iter().filter(|&&k| k != 0).count() as u64, codes)),
     )?;
@@ -271,10 +268,14 @@ pub fn d8_process(
     }))
 }
 
-/// The D8 codes of tile `t` of the DEM at `input` (from the tile and its one-cell ring, as
+/// The D8 codes of tile `t` of the DEM `grid` (from the tile and its one-cell ring, as
 /// `d8_tile` computes them) and which of its cells are NoData.
-fn tile_codes(input: &Path, tiling: &Tiling, t: usize) -> Result<(Array2<i8>, Vec<bool>), String> {
-    let (window, (wr0, wc0)) = read_ringed(input, tiling, t)?;
+fn tile_codes(
+    grid: &NpyGrid,
+    tiling: &Tiling,
+    t: usize,
+) -> Result<(Array2<i8>, Vec<bool>), String> {
+    let (window, (wr0, wc0)) = read_ringed(grid, tiling, t)?;
     let (r0, c0, h, w) = tiling.bounds(t);
     let codes = d8_receivers(window.view());
     // A window cell on the window's edge but not the grid's gets 0 from the window alone;
@@ -287,14 +288,13 @@ fn tile_codes(input: &Path, tiling: &Tiling, t: usize) -> Result<(Array2<i8>, Ve
     Ok((codes, nodata))
 }
 
-/// Reads tile `t` of the float32 `.npy` at `input` with its one-cell ring (cut at the grid's
+/// Reads tile `t` of the float32 `.npy` `grid` with its one-cell ring (cut at the grid's
 /// edge); returns the window and its first cell.
 fn read_ringed(
-    input: &Path,
+    grid: &NpyGrid,
     tiling: &Tiling,
     t: usize,
 ) -> Result<(Array2<f32>, (usize, usize)), String> {
-    let grid = NpyGrid::open(input).map_err(|e| e.to_string())?;
     let (r0, c0, h, w) = tiling.bounds(t);
     let (wr0, wc0) = (r0.saturating_sub(1), c0.saturating_sub(1));
     let (wr1, wc1) = ((r0 + h + 1).min(tiling.rows), (c0 + w + 1).min(tiling.cols));
@@ -319,7 +319,8 @@ struct Job {
 }
 
 impl Job {
-    /// Checks the arguments, the input and the output's format before anything runs.
+    /// Checks the arguments, the input and the output's format before anything runs; returns
+    /// the job and the opened input (one handle, shared by this process's worker threads).
     fn new(
         input: &Path,
         output: &Path,
@@ -327,7 +328,7 @@ impl Job {
         connect: Duration,
         timely_args: &[String],
         what: &'static str,
-    ) -> Result<Job, DemError> {
+    ) -> Result<(Job, NpyGrid), DemError> {
         if super::output_format(output)? != super::Format::Npy {
             return Err(DemError::input(
                 output,
@@ -341,7 +342,7 @@ impl Job {
         let grid = NpyGrid::open(input)?;
         let tiling =
             Tiling::new(grid.rows, grid.cols, (tile, tile)).map_err(super::raster_err(input))?;
-        Ok(Job {
+        let job = Job {
             what,
             config,
             connect,
@@ -350,7 +351,8 @@ impl Job {
             rows: grid.rows,
             cols: grid.cols,
             tiling,
-        })
+        };
+        Ok((job, grid))
     }
 
     /// Runs the three rounds. Tile `t` belongs to worker `t % workers`, which runs `local(t)`

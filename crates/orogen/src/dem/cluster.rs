@@ -164,8 +164,8 @@ pub fn fill_process(
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
     let (job, grid) = Job::new(input, output, tile, connect, timely_args, "fill")?;
-    let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let raised = job.run(
+    let tiling = job.tiling;
+    job.run(
         |a, b| a + b,
         // Flood the tile (read with its one-cell ring); keep it and the original.
         move |t| {
@@ -181,16 +181,10 @@ pub fn fill_process(
         // Finish the tile with its levels: the cells it raised, and its bytes.
         move |_, (original, mut cells, tile): (Array2<f32>, Array2<f32>, FillTile), level| {
             tile.finish(cells.view_mut(), &level);
-            let raised = cells.iter().zip(&original).filter(|(f, d)| f > d).count() as u64;
-            Ok((raised, cells))
+            let raised = cells.iter().zip(&original).filter(|(f, d)| f > d).count();
+            Ok((raised as f64, cells))
         },
-    )?;
-    Ok(raised.map(|r| Summary {
-        cells: rows * cols,
-        changed: r as f64,
-        read: Dtype::F32,
-        written: Dtype::F32,
-    }))
+    )
 }
 
 /// One process of the distributed accumulation of a DEM (float32 `.npy`; D8 receivers from
@@ -207,9 +201,9 @@ pub fn accumulate_process(
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
     let (job, grid) = Job::new(input, output, tile, connect, timely_args, "accumulate")?;
-    let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let largest = job.run(
-        |a, b| f64::from_bits(a).max(f64::from_bits(b)).to_bits(),
+    let tiling = job.tiling;
+    job.run(
+        f64::max,
         move |t| {
             let (codes, nodata) = tile_codes(&grid, &tiling, t)?;
             let (r0, c0, _, _) = tiling.bounds(t);
@@ -231,15 +225,9 @@ pub fn accumulate_process(
                 .copied()
                 .filter(|a| !a.is_nan())
                 .fold(0.0, f64::max);
-            Ok((largest.to_bits(), acc))
+            Ok((largest, acc))
         },
-    )?;
-    Ok(largest.map(|bits| Summary {
-        cells: rows * cols,
-        changed: f64::from_bits(bits),
-        read: Dtype::F32,
-        written: Dtype::F64,
-    }))
+    )
 }
 
 /// One process of the distributed D8 of a DEM (float32 `.npy` in, int8 `.npy` out, the codes
@@ -253,19 +241,13 @@ pub fn d8_process(
     timely_args: &[String],
 ) -> Result<Option<Summary>, DemError> {
     let (job, grid) = Job::new(input, output, tile, connect, timely_args, "d8")?;
-    let (rows, cols, tiling) = (job.rows, job.cols, job.tiling);
-    let with_receiver = job.run(
+    let tiling = job.tiling;
+    job.run(
         |a, b| a + b,
         move |t| Ok(((), tile_codes(&grid, &tiling, t)?.0)),
         |_, all: Vec<()>| Ok(all),
-        |_, codes: Array2<i8>, ()| Ok((codes.iter().filter(|&&k| k != 0).count() as u64, codes)),
-    )?;
-    Ok(with_receiver.map(|n| Summary {
-        cells: rows * cols,
-        changed: n as f64,
-        read: Dtype::F32,
-        written: Dtype::I8,
-    }))
+        |_, codes: Array2<i8>, ()| Ok((codes.iter().filter(|&&k| k != 0).count() as f64, codes)),
+    )
 }
 
 /// The D8 codes of tile `t` of the DEM `grid` (from the tile and its one-cell ring, as
@@ -361,18 +343,18 @@ impl Job {
     /// the owner runs `finish` (a number for the run's summary and the tile's cells), writes
     /// the cells at their place in the output and syncs it; worker 0 then writes the `.npy`
     /// header, waits for every worker and renames the output into place. Returns, on process 0,
-    /// `finish`'s numbers folded by `merge` (a sum of counts, or the largest of `f64` bits).
+    /// the summary: `finish`'s numbers folded by `merge` (a sum of counts, or the largest).
     fn run<S, L, K, T>(
         self,
-        merge: fn(u64, u64) -> u64,
+        merge: fn(f64, f64) -> f64,
         local: impl Fn(usize) -> Result<(S, K), String> + Send + Sync + 'static,
         global: impl Fn(&Tiling, Vec<S>) -> Result<Vec<L>, String> + Send + Sync + 'static,
-        finish: impl Fn(usize, K, L) -> Result<(u64, Array2<T>), String> + Send + Sync + 'static,
-    ) -> Result<Option<u64>, DemError>
+        finish: impl Fn(usize, K, L) -> Result<(f64, Array2<T>), String> + Send + Sync + 'static,
+    ) -> Result<Option<Summary>, DemError>
     where
         S: timely::ExchangeData + Clone,
         L: timely::ExchangeData + Clone,
-        T: ndarray_npy::WritableElement + Copy + ToLeBytes,
+        T: OutCell,
     {
         let Job {
             what,
@@ -414,7 +396,7 @@ impl Job {
                 }
             });
         }
-        let guards = timely::execute(config, move |worker| -> Result<Option<u64>, String> {
+        let guards = timely::execute(config, move |worker| -> Result<Option<f64>, String> {
             let _ = connected.send(());
             let index = worker.index();
             let peers = worker.peers();
@@ -424,7 +406,7 @@ impl Job {
                 .map_err(|e| format!("{}: {e}", tmp.display()))?;
             let summaries: Shared<(usize, S)> = Rc::default();
             let shares: Shared<(usize, L)> = Rc::default();
-            let done: Rc<RefCell<(usize, u64)>> = Rc::default();
+            let done: Rc<RefCell<(usize, f64)>> = Rc::default();
             let mut summary_in = InputHandle::new();
             let mut share_in = InputHandle::new();
             let mut done_in = InputHandle::new();
@@ -448,7 +430,7 @@ impl Job {
                 scope
                     .input_from(&mut done_in)
                     .container::<Vec<_>>()
-                    .exchange(|_: &u64| 0)
+                    .exchange(|_: &f64| 0)
                     .inspect(move |x| {
                         let mut g = got.borrow_mut();
                         g.1 = if g.0 == 0 { *x } else { merge(g.1, *x) };
@@ -500,7 +482,7 @@ impl Job {
                 std::mem::take(&mut *shares.borrow_mut())
                     .into_iter()
                     .collect();
-            let mut here: Option<u64> = None;
+            let mut here: Option<f64> = None;
             for (t, keep) in kept {
                 let share = got
                     .remove(&t)
@@ -514,7 +496,7 @@ impl Job {
             if index == 0 {
                 out.write_all_at(&header, 0).map_err(|e| e.to_string())?;
             }
-            done_in.send(here.unwrap_or(0));
+            done_in.send(here.unwrap_or(0.0));
             round!(2);
             if index == 0 {
                 let (n, number) = *done.borrow();
@@ -540,34 +522,36 @@ impl Job {
                 }
             }
         }
-        Ok(number)
+        Ok(number.map(|changed| Summary {
+            cells: rows * cols,
+            changed,
+            read: Dtype::F32,
+            written: T::DTYPE,
+        }))
     }
 }
 
-/// Little-endian bytes of an output element.
-trait ToLeBytes {
+/// An element of a distributed command's output: its type in the summary line and its
+/// little-endian bytes.
+trait OutCell: ndarray_npy::WritableElement + Copy {
+    const DTYPE: Dtype;
     fn extend_le(self, out: &mut Vec<u8>);
 }
 
-impl ToLeBytes for f32 {
-    fn extend_le(self, out: &mut Vec<u8>) {
-        out.extend(self.to_le_bytes());
-    }
+macro_rules! out_cell {
+    ($($t:ty => $d:ident),*) => {$(
+        impl OutCell for $t {
+            const DTYPE: Dtype = Dtype::$d;
+            fn extend_le(self, out: &mut Vec<u8>) {
+                out.extend(self.to_le_bytes());
+            }
+        }
+    )*};
 }
 
-impl ToLeBytes for i8 {
-    fn extend_le(self, out: &mut Vec<u8>) {
-        out.extend(self.to_le_bytes());
-    }
-}
+out_cell!(f32 => F32, f64 => F64, i8 => I8);
 
-impl ToLeBytes for f64 {
-    fn extend_le(self, out: &mut Vec<u8>) {
-        out.extend(self.to_le_bytes());
-    }
-}
-
-fn write_tile<T: ToLeBytes + Copy>(
+fn write_tile<T: OutCell>(
     out: &File,
     offset: u64,
     cols: usize,

@@ -17,9 +17,10 @@ def post(body):
     assert data[:4]==b"OROG"; h=struct.unpack("<I",data[4:8])[0]; hdr=json.loads(data[8:8+h])
     return hdr, rt, len(data)
 seq=0
+SESSION=f"bench-{mode}-{time.time()}"
 def gen(config, mesh=None, table=None):
     global seq; seq+=1
-    return post({"session":"bench-"+mode,"sequence":seq,"config":config,"mesh":mesh,"table":table})
+    return post({"session":SESSION,"sequence":seq,"config":config,"mesh":mesh,"table":table})
 hdr,rt,n=gen({"world":{"cells":25000,"seed":1}})
 mk=hdr.get("mesh_key"); tk=hdr.get("table_key")
 res=[]
@@ -30,6 +31,6 @@ for i in range(21):
     else:
         cfg={"world":{"cells":25000,"seed":100+i}}
         hdr,rt,n=gen(cfg,None,tk)
-    if i>0: res.append((hdr["generate_ms"],hdr["total_ms"],rt,n))
+    if i>0: res.append((hdr["generate_ms"],hdr["total_ms"],rt,n,hdr["encode_ms"]))
 med=lambda k: statistics.median(r[k] for r in res)
-print(f"{mode}: generate median {med(0):.1f} ms, server total {med(1):.1f} ms, round trip {med(2):.1f} ms, {med(3)/1e3:.0f} kB; stages {[ (s['stage'], round(s['ms'],1)) for s in hdr['timings']]}")
+print(f"{mode}: generate median {med(0):.1f} ms, encode {med(4):.1f} ms, server total {med(1):.1f} ms, round trip {med(2):.1f} ms, {med(3)/1e3:.0f} kB; stages {[ (s['stage'], round(s['ms'],1)) for s in hdr['timings']]}")

@@ -159,7 +159,9 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
     }
     let seed = stage_seed(world.meta.seed, "river_stroke");
     let mut on_river = vec![false; mesh.n_corners()];
-    let mut strokes = Vec::new();
+    // Cut the rivers into pieces in order (where a river ends depends on the earlier ones),
+    // then sample the pieces in parallel.
+    let mut pieces = Vec::new();
     for (river, w) in offsets.windows(2).enumerate() {
         let (s, e) = (w[0] as usize, w[1] as usize);
         if s > e || e > n {
@@ -196,7 +198,7 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
                         seed: river_seed,
                         first_segment: start - s,
                     };
-                    strokes.push(piece.stroke(mesh, kinds.as_deref(), style, river));
+                    pieces.push((piece, river));
                     // Only drawn corners: a river that reaches another on its lake part ends
                     // in the lake, not at a junction.
                     for &c in &corners[start..=k] {
@@ -216,7 +218,10 @@ pub fn river_strokes(world: &World, style: &StrokeStyle) -> Result<Vec<Stroke>, 
             k += 1;
         }
     }
-    Ok(strokes)
+    Ok(pieces
+        .par_iter()
+        .map(|(piece, river)| piece.stroke(mesh, kinds.as_deref(), style, *river))
+        .collect())
 }
 
 fn bad(name: &str, problem: String) -> ExportError {

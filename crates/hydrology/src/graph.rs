@@ -202,32 +202,50 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
         )));
     }
     let spill = spill_nodes(&routing);
-    let lakes = find_lakes(
-        CsrGraph::from_csr(&mesh.region_neighbors)?,
-        CsrGraph::from_csr_relation(&mesh.region_corners, n_corners)?,
-        &region_elevation,
-        &region_water,
-        &routing.filled,
-        &spill,
-        params.min_lake_regions,
-    )?;
-    debug_assert_eq!(lakes.region_lake.len(), n_regions);
-    let mut elevation_out = corner_elevation.clone();
-    if params.depressions == Depressions::Carve {
-        let keep: Vec<bool> = lakes.corner_lake.iter().map(|&l| l >= 0).collect();
-        let carved = carve(&routing, &corner_elevation, &keep)?;
+    let xy = mesh
+        .corner_xy
+        .as_slice()
+        .ok_or_else(|| Error::Input("corner_xy is not contiguous".into()))?;
+    let contribution: Vec<u32> = is_outlet.iter().map(|&o| u32::from(!o)).collect();
+    // Lakes (and carving) read the filled levels; distances and accumulation only the tree:
+    // independent, so they run side by side.
+    let (lakes_and_carved, (distances, flow)) = rayon::join(
+        || -> Result<_, Error> {
+            let lakes = find_lakes(
+                CsrGraph::from_csr(&mesh.region_neighbors)?,
+                CsrGraph::from_csr_relation(&mesh.region_corners, n_corners)?,
+                &region_elevation,
+                &region_water,
+                &routing.filled,
+                &spill,
+                params.min_lake_regions,
+            )?;
+            debug_assert_eq!(lakes.region_lake.len(), n_regions);
+            let carved = if params.depressions == Depressions::Carve {
+                let keep: Vec<bool> = lakes.corner_lake.iter().map(|&l| l >= 0).collect();
+                Some(carve(&routing, &corner_elevation, &keep)?)
+            } else {
+                None
+            };
+            Ok((lakes, carved))
+        },
+        || {
+            rayon::join(
+                || route::sea_distance(&routing, xy),
+                || accumulate(&routing.downstream, &routing.order, &contribution),
+            )
+        },
+    );
+    let (lakes, carved) = lakes_and_carved?;
+    let (hops, sea_distance) = distances?;
+    let flow = flow?;
+    let mut elevation_out = corner_elevation;
+    if let Some(carved) = carved {
         for (e, &c) in elevation_out.iter_mut().zip(&carved) {
             *e = e.min(c);
         }
         routing.filled = carved;
     }
-    let xy = mesh
-        .corner_xy
-        .as_slice()
-        .ok_or_else(|| Error::Input("corner_xy is not contiguous".into()))?;
-    let (hops, sea_distance) = route::sea_distance(&routing, xy)?;
-    let contribution: Vec<u32> = is_outlet.iter().map(|&o| u32::from(!o)).collect();
-    let flow = accumulate(&routing.downstream, &routing.order, &contribution)?;
     let is_land: Vec<bool> = is_outlet.iter().map(|&o| !o).collect();
     let spacing = (world.meta.width * world.meta.height / n_regions.max(1) as f64).sqrt();
     let rivers = select_rivers(

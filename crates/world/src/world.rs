@@ -1,4 +1,5 @@
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, Ix1, Ix2};
 use serde::{Deserialize, Serialize};
@@ -73,7 +74,8 @@ element!(f64, F64);
 pub struct World {
     /// Seed, map size and height scale.
     pub meta: WorldMeta,
-    mesh: Option<DualMesh>,
+    /// Shared: a cloned world (the playground's cached mesh) copies no mesh array.
+    mesh: Option<Arc<DualMesh>>,
     layers: BTreeMap<String, Layer>,
 }
 
@@ -89,7 +91,7 @@ impl World {
 
     /// The mesh, or [`WorldError::NoMesh`].
     pub fn mesh(&self) -> Result<&DualMesh, WorldError> {
-        self.mesh.as_ref().ok_or(WorldError::NoMesh)
+        self.mesh.as_deref().ok_or(WorldError::NoMesh)
     }
 
     /// True once a mesh is set.
@@ -105,7 +107,7 @@ impl World {
         self.layers.retain(|_, l| {
             l.domain != Domain::Region && l.domain != Domain::Corner && l.index_of.is_none()
         });
-        self.mesh = Some(mesh);
+        self.mesh = Some(Arc::new(mesh));
         Ok(())
     }
 
@@ -332,7 +334,7 @@ impl World {
     pub(crate) fn from_parts(meta: WorldMeta, mesh: Option<DualMesh>) -> Self {
         World {
             meta,
-            mesh,
+            mesh: mesh.map(Arc::new),
             layers: BTreeMap::new(),
         }
     }

@@ -3,6 +3,7 @@
 
 use orogen_sampling::{Rect, index_below, poisson_disc};
 use rand::Rng;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::MeshError;
@@ -205,12 +206,13 @@ fn spread(mut v: u64) -> u64 {
 pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u32> {
     let (inv_w, inv_h) = (1.0 / width, 1.0 / height);
     let mut keyed: Vec<(u64, u32)> = points
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(i, p)| (morton(p[0], p[1], inv_w, inv_h), i as u32))
         .collect();
-    keyed.sort_unstable();
-    keyed.into_iter().map(|(_, i)| i).collect()
+    // Keys are distinct (the index breaks ties): the same order on any number of threads.
+    keyed.par_sort_unstable();
+    keyed.into_par_iter().map(|(_, i)| i).collect()
 }
 
 /// Removes exact duplicate positions deliberately, keeping the first occurrence (a boundary
@@ -226,7 +228,8 @@ pub fn dedup_sites(points: &[[f64; 2]], is_boundary: &[u8]) -> Vec<u32> {
         (bits(p[0]), bits(p[1]), u8::from(interior), i)
     };
     let mut order: Vec<u32> = (0..points.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| key(i));
+    // Keys are distinct (the index breaks ties): the same order on any number of threads.
+    order.par_sort_unstable_by_key(|&i| key(i));
     let mut keep = vec![false; points.len()];
     let mut prev: Option<(u64, u64)> = None;
     for &i in &order {

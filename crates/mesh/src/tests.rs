@@ -435,3 +435,47 @@ fn flip_repair_after_moves_equals_a_fresh_triangulation() {
         }
     }
 }
+
+#[test]
+fn triangulation_is_spades_bulk_load_with_each_triangle_from_its_smallest_site() {
+    use spade::{DelaunayTriangulation, Point2, Triangulation};
+    let (sites, _) = world_sites(11, 4000, 2.0, 1.0, SamplerKind::Uniform).unwrap();
+    // Insertion order matters for speed only: Z-order (as the mesh hands them) and as drawn.
+    let order = zorder_permutation(&sites, 2.0, 1.0);
+    let zsorted: Vec<[f64; 2]> = order.iter().map(|&i| sites[i as usize]).collect();
+    for points in [&sites, &zsorted] {
+        let del = triangulate(points).unwrap();
+        assert!(del.triangles.iter().all(|t| t[0] < t[1] && t[0] < t[2]));
+        let mut ours = del.triangles.clone();
+        ours.sort_unstable();
+        let bulk: DelaunayTriangulation<Point2<f64>> = DelaunayTriangulation::bulk_load(
+            points.iter().map(|p| Point2::new(p[0], p[1])).collect(),
+        )
+        .unwrap();
+        // spade's bulk load reorders its vertices: find each by its position.
+        let index_of: std::collections::HashMap<(u64, u64), u32> = points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ((p[0].to_bits(), p[1].to_bits()), i as u32))
+            .collect();
+        let mut theirs: Vec<[u32; 3]> = bulk
+            .inner_faces()
+            .map(|f| {
+                let t = f.vertices().map(|v| {
+                    let p = v.position();
+                    index_of[&(p.x.to_bits(), p.y.to_bits())]
+                });
+                let k = (0..3).min_by_key(|&k| t[k]).unwrap();
+                [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+            })
+            .collect();
+        theirs.sort_unstable();
+        assert_eq!(ours, theirs);
+        for (e, &o) in del.opposite.iter().enumerate() {
+            if o != NONE {
+                assert_eq!(del.opposite[o as usize] as usize, e);
+                assert_eq!(del.origin(o), del.target(e as u32));
+            }
+        }
+    }
+}

@@ -16,8 +16,8 @@ fn bits64(a: &Array2<f64>) -> Vec<u64> {
     a.iter().map(|v| v.to_bits()).collect()
 }
 
-/// A random DEM: `levels` distinct heights (few levels make flats and wide depressions), with
-/// NoData where `holes` says, in blobs or scattered.
+/// A random DEM: `levels` distinct heights (few levels make flats and wide depressions; 0 as
+/// +0.0 or -0.0), with NoData where `holes` says, in blobs or scattered.
 fn dem_strategy() -> impl Strategy<Value = Array2<f32>> {
     (1usize..40, 1usize..40, 1u32..30, 0usize..3, any::<u64>()).prop_map(
         |(rows, cols, levels, holes, seed)| {
@@ -36,7 +36,10 @@ fn dem_strategy() -> impl Strategy<Value = Array2<f32>> {
                 if nodata {
                     f32::NAN
                 } else {
-                    ((h >> 8) % u64::from(levels)) as f32 * 0.5 - 3.0
+                    // Zeros of both signs: raised cells must not take the sign of whichever
+                    // cell the flood came from.
+                    let z = ((h >> 8) % u64::from(levels)) as f32 * 0.5 - 3.0;
+                    if z == 0.0 && h & 1 == 1 { -0.0 } else { z }
                 }
             })
         },

@@ -172,7 +172,11 @@ fn priority_flood<const EPSILON: bool>(
             closed.set(n);
             let zn = z[n];
             if zn <= level {
-                z[n] = level;
+                // Only a cell strictly below is raised, to the level's canonical bits (+0.0,
+                // never -0.0): the output's bits do not depend on the flood's order (tiles).
+                if EPSILON || zn < level {
+                    z[n] = level + 0.0;
+                }
                 if EPSILON {
                     open.push(key(level), n as u32);
                 } else {

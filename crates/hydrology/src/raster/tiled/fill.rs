@@ -165,7 +165,11 @@ impl FillTile {
                 }
                 labels[n] = lc;
                 if z[n] <= zc {
-                    z[n] = zc;
+                    // As the single-grid fill: only strictly lower cells are raised, to +0.0
+                    // rather than -0.0.
+                    if z[n] < zc {
+                        z[n] = zc + 0.0;
+                    }
                     pit.push_back(n as u32);
                 } else {
                     open.push(key(z[n]), n as u32);
@@ -197,8 +201,8 @@ impl FillTile {
     /// Step 3: raises each cell of the tile to its label's level.
     pub fn finish(&self, mut cells: ArrayViewMut2<'_, f32>, levels: &[f32]) {
         for (z, &l) in cells.iter_mut().zip(&self.labels) {
-            if l != NODATA {
-                *z = z.max(levels[usize::from(l)]);
+            if l != NODATA && *z < levels[usize::from(l)] {
+                *z = levels[usize::from(l)] + 0.0;
             }
         }
     }

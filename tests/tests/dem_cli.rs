@@ -707,3 +707,76 @@ fn a_process_whose_cluster_never_connects_gives_up() {
         assert!(left.is_empty(), "{command} left {left:?}");
     }
 }
+
+/// Under `--memory`, a float32 `.npy` whose run in memory would need more than the limit is
+/// streamed tile by tile: fill, D8 and accumulation write the bytes of the runs in memory, the
+/// process's peak memory (its own `VmHWM`, printed) stays under the limit, and a limit too low
+/// for any tile is refused before anything is written.
+#[test]
+fn a_grid_beyond_the_memory_limit_is_streamed_to_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    // 1600 x 1600 (10 MB): a tilted relief with pits, a ridge and NoData holes.
+    let n = 1600;
+    let dem = ndarray::Array2::<f32>::from_shape_fn((n, n), |(r, c)| {
+        let (x, y) = (c as f32 / 40.0, r as f32 / 33.0);
+        let hole = (r / 200 + c / 170) % 7 == 3 && (r % 200) < 9 && (c % 170) < 11;
+        if hole {
+            f32::NAN
+        } else {
+            (x.sin() * y.cos() * 30.0 + (x * 0.7 + y * 1.3).sin() * 12.0 + r as f32 * 0.01).round()
+        }
+    });
+    ndarray_npy::write_npy(p("dem.npy"), &dem).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(orogen_tests::orogen_bin())
+            .args(args)
+            .env("RAYON_NUM_THREADS", "2")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for (command, input) in [
+        ("fill", "dem.npy"),
+        ("d8", "plain-fill.npy"),
+        ("accumulate", "plain-fill.npy"),
+    ] {
+        let plain = p(&format!("plain-{command}.npy"));
+        let said = run(&["dem", command, "-q", s(&p(input)), s(&plain)]);
+        assert!(said.is_empty(), "{said}");
+        let streamed = p(&format!("streamed-{command}.npy"));
+        let said = run(&[
+            "dem",
+            command,
+            "--memory",
+            "24M",
+            "--tile",
+            "128",
+            s(&p(input)),
+            s(&streamed),
+        ]);
+        assert!(
+            said.contains("streamed in 128 x 128 tiles under the 24 MiB limit"),
+            "{command}: {said}"
+        );
+        assert!(
+            std::fs::read(&streamed).unwrap() == std::fs::read(&plain).unwrap(),
+            "{command}: streamed and in memory differ"
+        );
+        if let Some(peak) = said.split("peak memory ").nth(1) {
+            let mib: usize = peak.trim().trim_end_matches(" MiB").parse().unwrap();
+            assert!(mib <= 24, "{command}: peak {mib} MiB over the 24 MiB limit");
+        } else if cfg!(target_os = "linux") {
+            panic!("{command}: no peak memory in `{said}`");
+        }
+    }
+    // The grid alone is 10 MB: with 8 MiB there is no tile to stream with.
+    let out = p("never.npy");
+    refused(
+        &["dem", "fill", "--memory", "8M", s(&p("dem.npy")), s(&out)],
+        &out,
+        "--memory: 8 MiB is too little to stream this 1600 x 1600 grid",
+    );
+}

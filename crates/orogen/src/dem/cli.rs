@@ -91,8 +91,10 @@ pub struct DemArgs {
     /// one grid [range: 1..=16384]
     #[arg(long, default_value_t = DEFAULT_TILE as u64, value_parser = clap::value_parser!(u64).range(1..=16384))]
     pub tile: u64,
-    /// Refuse an input whose grid needs more memory than this (bytes, or with K, M, G: KiB,
-    /// MiB, GiB) [default: the memory available] [range: 1M..]
+    /// Peak memory of the run (bytes, or with K, M, G: KiB, MiB, GiB): a float32 .npy DEM
+    /// written to .npy whose run in memory would need more is streamed tile by tile from and
+    /// to disk (each tile computed twice); another input whose grid needs more is refused
+    /// [default: the memory available] [range: 1M..]
     #[arg(long, value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// Print nothing but errors [default: off]
@@ -160,10 +162,13 @@ impl DemCommand {
             }
             DemCommand::Erode(_) => None,
         };
-        if let Some((args, epsilon, cluster)) = cluster
-            && cluster.distributed()
-        {
-            return self.run_cluster(args, epsilon, cluster, start);
+        if let Some((args, epsilon, cluster)) = cluster {
+            if cluster.distributed() {
+                return self.run_cluster(args, epsilon, cluster, start);
+            }
+            if !epsilon && let Some(code) = self.run_streamed(args, args.options().memory, start) {
+                return code;
+            }
         }
         let (args, result, what) = match self {
             DemCommand::Fill { args, epsilon, .. } => (
@@ -199,6 +204,56 @@ impl DemCommand {
 }
 
 impl DemCommand {
+    /// A float32 `.npy` DEM written to `.npy` whose run in memory would need more than the
+    /// limit (`--memory`, else the memory available) is streamed ([`super::cluster::streamed`]); `None` when the run
+    /// fits in memory or the files are of another kind (the run in memory then applies the
+    /// limit to the grid itself).
+    fn run_streamed(&self, args: &DemArgs, limit: usize, start: Instant) -> Option<ExitCode> {
+        use super::cluster;
+        // Per command: the process, the summary's word, bytes a cell of a tile being computed
+        // (with its ring and scratch) and of the whole run in memory (measured at 4096^2:
+        // fill 12, accumulate 18.5).
+        let (name, what, process, tile_bytes, memory_bytes): (_, _, cluster::Process, _, _) =
+            match self {
+                DemCommand::Fill { .. } => ("fill", "raised", cluster::fill_process, 28, 12),
+                DemCommand::D8 { .. } => ("d8", "with a receiver", cluster::d8_process, 12, 10),
+                _ => ("accumulate", "at most", cluster::accumulate_process, 40, 20),
+            };
+        if super::output_format(&args.output).ok()? != super::Format::Npy {
+            return None;
+        }
+        let grid = cluster::NpyGrid::open(&args.input).ok()?;
+        if (grid.rows * grid.cols).saturating_mul(memory_bytes) <= limit {
+            return None;
+        }
+        drop(grid);
+        let threads = rayon::current_num_threads();
+        let result = cluster::streamed(
+            process,
+            name,
+            (&args.input, &args.output),
+            tile_bytes,
+            (args.tile as usize, threads),
+            limit,
+        );
+        Some(match result {
+            Ok((summary, side)) => {
+                if !args.quiet {
+                    let peak = cluster::peak_memory()
+                        .map(|p| format!(", peak memory {} MiB", p >> 20))
+                        .unwrap_or_default();
+                    println!(
+                        "{}; streamed in {side} x {side} tiles under the {} MiB limit{peak}",
+                        summary_line(self, &summary, what, &args.output, start),
+                        limit >> 20
+                    );
+                }
+                ExitCode::SUCCESS
+            }
+            Err(err) => report(&err),
+        })
+    }
+
     fn run_cluster(
         &self,
         args: &DemArgs,
@@ -240,7 +295,7 @@ impl DemCommand {
                 Err(err) => report(&err),
             };
         }
-        match process(&args.input, &args.output, tile, connect, timely) {
+        match process(&args.input, &args.output, tile, connect, timely, false) {
             Ok(Some(summary)) => {
                 if !args.quiet {
                     println!(

@@ -149,10 +149,11 @@ fn cluster_temp(output: &Path) -> PathBuf {
     output.with_file_name(format!(".{name}.tmp-cluster"))
 }
 
-/// One process of a distributed command: input, output, tile side and timely's arguments; the
-/// summary on process 0.
+/// One process of a distributed command: input, output, tile side, connection timeout,
+/// timely's arguments and whether to stream (keep no tile between the rounds, computing each
+/// again to finish it); the summary on process 0.
 pub type Process =
-    fn(&Path, &Path, usize, Duration, &[String]) -> Result<Option<Summary>, DemError>;
+    fn(&Path, &Path, usize, Duration, &[String], bool) -> Result<Option<Summary>, DemError>;
 
 /// One process of the distributed fill; `timely_args` are timely's own (`-n`, `-p`, `-h`,
 /// `-w`). Process 0 returns the summary once the output is in place.
@@ -162,8 +163,9 @@ pub fn fill_process(
     tile: usize,
     connect: Duration,
     timely_args: &[String],
+    stream: bool,
 ) -> Result<Option<Summary>, DemError> {
-    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "fill")?;
+    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "fill", stream)?;
     let tiling = job.tiling;
     job.run(
         |a, b| a + b,
@@ -199,8 +201,17 @@ pub fn accumulate_process(
     tile: usize,
     connect: Duration,
     timely_args: &[String],
+    stream: bool,
 ) -> Result<Option<Summary>, DemError> {
-    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "accumulate")?;
+    let (job, grid) = Job::new(
+        input,
+        output,
+        tile,
+        connect,
+        timely_args,
+        "accumulate",
+        stream,
+    )?;
     let tiling = job.tiling;
     job.run(
         f64::max,
@@ -239,8 +250,9 @@ pub fn d8_process(
     tile: usize,
     connect: Duration,
     timely_args: &[String],
+    stream: bool,
 ) -> Result<Option<Summary>, DemError> {
-    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "d8")?;
+    let (job, grid) = Job::new(input, output, tile, connect, timely_args, "d8", stream)?;
     let tiling = job.tiling;
     job.run(
         |a, b| a + b,
@@ -248,6 +260,95 @@ pub fn d8_process(
         |_, all: Vec<()>| Ok(all),
         |_, codes: Array2<i8>, ()| Ok((codes.iter().filter(|&&k| k != 0).count() as f64, codes)),
     )
+}
+
+/// The memory a streamed run needs beyond its tiles: the program itself (about 9 MiB here,
+/// measured), timely's threads and buffers.
+const STREAM_BASE: usize = 16 << 20;
+
+/// The tile side of a streamed run of a `rows x cols` grid under `limit` bytes, with `workers`
+/// workers each holding one tile of `bytes_per_cell` bytes a cell (with its ring) at a time,
+/// and the perimeters' summaries and levels on worker 0 (at most 32 bytes a perimeter cell,
+/// copies included): the largest side up to `cap` that fits, down to 16. When none fits, the
+/// error is the least memory any side needs.
+pub fn stream_tile(
+    (rows, cols): (usize, usize),
+    bytes_per_cell: usize,
+    workers: usize,
+    limit: usize,
+    cap: usize,
+) -> Result<usize, usize> {
+    let need = |side: usize| {
+        let tile = (side.min(rows) + 2) * (side.min(cols) + 2);
+        let perimeters = 32 * 4 * rows.div_ceil(side) * cols.div_ceil(side) * side;
+        STREAM_BASE + perimeters + workers * bytes_per_cell * tile
+    };
+    let mut side = cap.clamp(16, 16384);
+    let mut least = usize::MAX;
+    loop {
+        let n = need(side);
+        if n <= limit {
+            return Ok(side);
+        }
+        least = least.min(n);
+        if side == 16 {
+            return Err(least);
+        }
+        side = (side * 7 / 8).max(16);
+    }
+}
+
+/// This process's peak resident memory in bytes (`VmHWM`; Linux only).
+pub fn peak_memory() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib << 10)
+}
+
+/// Runs `process` streamed in this process, on `threads` timely workers, with tiles sized by
+/// [`stream_tile`] for `limit` (at most `tile`): the tiles are read from `input` and written to
+/// `output` one at a time per worker, so the run's memory stays under `limit` whatever the
+/// grid's size. Returns the summary and the tile side used.
+pub fn streamed(
+    process: Process,
+    what: &str,
+    (input, output): (&Path, &Path),
+    bytes_per_cell: usize,
+    (tile, threads): (usize, usize),
+    limit: usize,
+) -> Result<(Summary, usize), DemError> {
+    let grid = NpyGrid::open(input)?;
+    let side = stream_tile(
+        (grid.rows, grid.cols),
+        bytes_per_cell,
+        threads,
+        limit,
+        tile,
+    )
+    .map_err(|need| {
+        DemError::input(
+            Path::new("--memory"),
+            format!(
+                "{} MiB is too little to stream this {} x {} grid: the {what} needs at least {} MiB (range: {}M..)",
+                limit >> 20,
+                grid.rows,
+                grid.cols,
+                need.div_ceil(1 << 20),
+                need.div_ceil(1 << 20)
+            ),
+        )
+    })?;
+    drop(grid);
+    let args = ["-w".to_owned(), threads.to_string()];
+    let summary =
+        process(input, output, side, Duration::from_secs(60), &args, true)?.ok_or_else(|| {
+            DemError::Export(orogen_export::ExportError::Encode {
+                what: format!("streamed {what}"),
+                message: "no summary from worker 0".into(),
+            })
+        })?;
+    Ok((summary, side))
 }
 
 /// The D8 codes of tile `t` of the DEM `grid` (from the tile and its one-cell ring, as
@@ -298,6 +399,8 @@ struct Job {
     rows: usize,
     cols: usize,
     tiling: Tiling,
+    /// Keep no tile between the rounds: each is computed again (`local`) to be finished.
+    stream: bool,
 }
 
 impl Job {
@@ -310,6 +413,7 @@ impl Job {
         connect: Duration,
         timely_args: &[String],
         what: &'static str,
+        stream: bool,
     ) -> Result<(Job, NpyGrid), DemError> {
         if super::output_format(output)? != super::Format::Npy {
             return Err(DemError::input(
@@ -333,6 +437,7 @@ impl Job {
             rows: grid.rows,
             cols: grid.cols,
             tiling,
+            stream,
         };
         Ok((job, grid))
     }
@@ -344,6 +449,8 @@ impl Job {
     /// the cells at their place in the output and syncs it; worker 0 then writes the `.npy`
     /// header, waits for every worker and renames the output into place. Returns, on process 0,
     /// the summary: `finish`'s numbers folded by `merge` (a sum of counts, or the largest).
+    /// When streaming, what `local` keeps is dropped at once, and `local` runs again in the
+    /// third round to give it back: a worker holds one tile at a time.
     fn run<S, L, K, T>(
         self,
         merge: fn(f64, f64) -> f64,
@@ -365,6 +472,7 @@ impl Job {
             rows,
             cols,
             tiling,
+            stream,
         } = self;
         let header = npy_header::<T>(rows, cols);
         let total = header.len() as u64 + (rows * cols * std::mem::size_of::<T>()) as u64;
@@ -455,7 +563,7 @@ impl Job {
             for &t in &mine {
                 let (summary, keep) = local(t)?;
                 summary_in.send((t, summary));
-                kept.push((t, keep));
+                kept.push((t, (!stream).then_some(keep)));
             }
             round!(0);
             // Round 2 (worker 0): the global step, each tile's share to its owner.
@@ -487,6 +595,10 @@ impl Job {
                 let share = got
                     .remove(&t)
                     .ok_or_else(|| format!("nothing arrived for tile {t}"))?;
+                let keep = match keep {
+                    Some(keep) => keep,
+                    None => local(t)?.1,
+                };
                 let (number, cells) = finish(t, keep, share)?;
                 here = Some(here.map_or(number, |h| merge(h, number)));
                 write_tile(&out, header.len() as u64, cols, &tiling, t, cells.view())

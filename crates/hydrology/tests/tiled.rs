@@ -66,6 +66,11 @@ proptest! {
         let filled = raster::fill(dem.view()).unwrap();
         let tiled_fill = in_pool(threads, || tiled::fill_tiled(dem.view(), tile)).unwrap();
         prop_assert_eq!(bits(&tiled_fill), bits(&filled));
+        // In place, the count of raised cells without a copy of the grid.
+        let mut in_place = dem.clone();
+        let raised = in_pool(threads, || tiled::fill::fill_tiled_in_place(&mut in_place, tile)).unwrap();
+        prop_assert_eq!(raised, filled.iter().zip(&dem).filter(|(f, d)| f > d).count());
+        prop_assert_eq!(bits(&in_place), bits(&filled));
 
         // D8 on the filled DEM (flats stay sinks; the epsilon fill is not tiled) and on the DEM.
         for z in [&filled, &dem] {

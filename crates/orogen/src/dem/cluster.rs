@@ -169,21 +169,20 @@ pub fn fill_process(
     let tiling = job.tiling;
     job.run(
         |a, b| a + b,
-        // Flood the tile (read with its one-cell ring); keep it and the original.
+        // Flood the tile (read with its one-cell ring); keep it.
         move |t| {
             let (window, (wr0, wc0)) = read_ringed(&grid, &tiling, t)?;
             let (r0, c0, h, w) = tiling.bounds(t);
             let halo = halo_nodata(window.view(), (wr0, wc0), &tiling, t);
             let mut cells = tiled::window(window.view(), (r0 - wr0, c0 - wc0), (h, w)).to_owned();
-            let original = cells.clone();
+            drop(window);
             let tile = FillTile::flood(cells.view_mut(), &halo);
-            Ok((tile.summary(cells.view()), (original, cells, tile)))
+            Ok((tile.summary(cells.view()), (cells, tile)))
         },
         move |tiling, all: Vec<FillSummary>| Ok(fill_levels(tiling, &all)),
         // Finish the tile with its levels: the cells it raised, and its bytes.
-        move |_, (original, mut cells, tile): (Array2<f32>, Array2<f32>, FillTile), level| {
-            tile.finish(cells.view_mut(), &level);
-            let raised = cells.iter().zip(&original).filter(|(f, d)| f > d).count();
+        move |_, (mut cells, tile): (Array2<f32>, FillTile), level| {
+            let raised = tile.finish(cells.view_mut(), &level);
             Ok((raised as f64, cells))
         },
     )

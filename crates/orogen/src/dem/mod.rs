@@ -383,6 +383,25 @@ fn read_png(path: &Path, bytes: &[u8], limit: usize) -> Result<(Grid, Dtype), De
     Ok((Grid::Elevation(dem), dtype))
 }
 
+/// The elevations of the DEM at `path`, its element type and georeferencing. A float32 `.npy`
+/// in C order is read straight into the grid (no copy of the file's bytes beside it); any other
+/// file through [`read_input`].
+fn read_elevations(
+    path: &Path,
+    limit: usize,
+    what: &str,
+) -> Result<(Array2<f32>, Dtype, Option<GeoInfo>), DemError> {
+    if let Ok(grid) = cluster::NpyGrid::open(path) {
+        check_limit(path, (grid.rows * grid.cols).saturating_mul(4), limit)?;
+        let dem = grid
+            .window((0, 0), (grid.rows, grid.cols))
+            .map_err(|e| DemError::input(path, e.to_string()))?;
+        return Ok((dem, Dtype::F32, None));
+    }
+    let Input { grid, dtype, geo } = read_input(path, limit)?;
+    Ok((elevations(path, grid, what)?, dtype, geo))
+}
+
 fn elevations(path: &Path, grid: Grid, what: &str) -> Result<Array2<f32>, DemError> {
     match grid {
         Grid::Elevation(dem) => Ok(dem),
@@ -558,20 +577,23 @@ pub fn fill_with(
         ));
     }
     output_format(output)?;
-    let Input { grid, dtype, geo } = read_input(input, options.memory)?;
-    let dem = elevations(input, grid, "fill")?;
+    let (mut dem, dtype, geo) = read_elevations(input, options.memory, "fill")?;
     let (rows, cols) = dem.dim();
-    let filled = if epsilon {
-        raster::fill_epsilon(dem.view())
-    } else if let Some(tile) = options.tile_for(rows, cols) {
-        let mut filled = dem.clone();
-        raster::tiled::fill::fill_tiled_in_place(&mut filled, tile).map(|()| filled)
+    let (filled, raised) = if let (false, Some(tile)) = (epsilon, options.tile_for(rows, cols)) {
+        // In place, the tiles counting what they raise: no second grid.
+        let raised =
+            raster::tiled::fill::fill_tiled_in_place(&mut dem, tile).map_err(raster_err(input))?;
+        (dem, raised)
     } else {
-        raster::fill(dem.view())
-    }
-    .map_err(raster_err(input))?;
-    let raised = filled.iter().zip(&dem).filter(|(f, d)| f > d).count();
-    drop(dem);
+        let filled = if epsilon {
+            raster::fill_epsilon(dem.view())
+        } else {
+            raster::fill(dem.view())
+        }
+        .map_err(raster_err(input))?;
+        let raised = filled.iter().zip(&dem).filter(|(f, d)| f > d).count();
+        (filled, raised)
+    };
     let written = write_elevations(output, &filled, dtype, geo.as_ref())?;
     Ok(Summary {
         cells: rows * cols,
@@ -589,8 +611,7 @@ pub fn d8_file(input: &Path, output: &Path) -> Result<(), DemError> {
 /// [`d8_file`] with options; returns what it did.
 pub fn d8_with(input: &Path, output: &Path, options: &RunOptions) -> Result<Summary, DemError> {
     let format = output_format(output)?;
-    let Input { grid, dtype, geo } = read_input(input, options.memory)?;
-    let dem = elevations(input, grid, "d8")?;
+    let (dem, dtype, geo) = read_elevations(input, options.memory, "d8")?;
     let (rows, cols) = dem.dim();
     let receivers = match options.tile_for(rows, cols) {
         Some(tile) => {

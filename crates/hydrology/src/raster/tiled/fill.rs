@@ -40,6 +40,9 @@ pub struct FillTile {
     pub labels: Vec<u16>,
     /// `(a, b, spill)` with `a < b`, one per pair of labels that touch, at the lowest spill.
     pub edges: Vec<(u16, u16, f32)>,
+    /// Which cells the tile's own flood raised, row-major, 64 to a word: with [`Self::finish`]
+    /// they give the cells raised in all without keeping a copy of the tile.
+    pub raised: Vec<u64>,
 }
 
 /// Whether each cell of the one-cell ring around tile `t` is NoData (NaN, or off the grid),
@@ -131,6 +134,9 @@ impl FillTile {
         }
 
         let mut edges: Vec<(u16, u16, f32)> = Vec::new();
+        // The cells this flood raised, in tile coordinates (a cell is raised when it is first
+        // reached, so at most once).
+        let mut raised = vec![0u64; (h * w).div_ceil(64)];
         let mut last = (NODATA, NODATA, f32::INFINITY);
         let mut pit: VecDeque<u32> = VecDeque::new();
         loop {
@@ -169,6 +175,8 @@ impl FillTile {
                     // rather than -0.0.
                     if z[n] < zc {
                         z[n] = zc + 0.0;
+                        let k = (n / width - 1) * w + (n % width - 1);
+                        raised[k / 64] |= 1 << (k % 64);
                     }
                     pit.push_back(n as u32);
                 } else {
@@ -182,6 +190,7 @@ impl FillTile {
         // The lowest spill of each pair.
         edges.sort_unstable_by_key(|x| (x.0, x.1, key(x.2)));
         edges.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
+        edges.shrink_to_fit();
 
         let mut tile_labels = Vec::with_capacity(h * w);
         for (r, mut row) in cells.axis_iter_mut(Axis(0)).enumerate() {
@@ -195,16 +204,25 @@ impl FillTile {
             n_labels: next_label,
             labels: tile_labels,
             edges,
+            raised,
         }
     }
 
-    /// Step 3: raises each cell of the tile to its label's level.
-    pub fn finish(&self, mut cells: ArrayViewMut2<'_, f32>, levels: &[f32]) {
-        for (z, &l) in cells.iter_mut().zip(&self.labels) {
+    /// Step 3: raises each cell of the tile to its label's level. Returns the number of the
+    /// tile's cells raised in all (by its own flood or now): with the tile's original cells,
+    /// those the fill changed.
+    pub fn finish(&self, mut cells: ArrayViewMut2<'_, f32>, levels: &[f32]) -> usize {
+        let mut count = 0;
+        for (k, (z, &l)) in cells.iter_mut().zip(&self.labels).enumerate() {
+            let before = self.raised[k / 64] >> (k % 64) & 1 == 1;
             if l != NODATA && *z < levels[usize::from(l)] {
                 *z = levels[usize::from(l)] + 0.0;
+                count += 1;
+            } else if before {
+                count += 1;
             }
         }
+        count
     }
 }
 
@@ -366,35 +384,43 @@ pub fn fill_tiled(
     Ok(out)
 }
 
-/// [`fill_tiled`] overwriting `dem`, so that the memory beyond the grid is 2 bytes per cell
-/// (labels) and a tile's buffers per thread.
-pub fn fill_tiled_in_place(dem: &mut Array2<f32>, tile: (usize, usize)) -> Result<(), RasterError> {
+/// [`fill_tiled`] overwriting `dem`, so that the memory beyond the grid is 2 bytes and a bit
+/// per cell (labels, raised cells) and a tile's buffers per thread. Returns the number of cells
+/// raised.
+pub fn fill_tiled_in_place(
+    dem: &mut Array2<f32>,
+    tile: (usize, usize),
+) -> Result<usize, RasterError> {
     let (rows, cols) = dem.dim();
     let tiling = Tiling::new(rows, cols, tile)?;
     let halos: Vec<Vec<bool>> = (0..tiling.n_tiles())
         .into_par_iter()
         .map(|t| halo_nodata(dem.view(), (0, 0), &tiling, t))
         .collect();
-    let tiles: Vec<FillTile> = tile_views(dem, &tiling)
+    let mut tiles: Vec<FillTile> = tile_views(dem, &tiling)
         .into_par_iter()
         .zip(halos.par_iter())
         .map(|(cells, halo)| FillTile::flood(cells, halo))
         .collect();
     drop(halos);
     let summaries: Vec<FillSummary> = tiles
-        .par_iter()
+        .par_iter_mut()
         .enumerate()
         .map(|(t, tile)| {
             let (r0, c0, h, w) = tiling.bounds(t);
-            tile.summary(super::window(dem.view(), (r0, c0), (h, w)))
+            let summary = tile.summary(super::window(dem.view(), (r0, c0), (h, w)));
+            // The summary holds the edges now; finishing needs only the labels.
+            tile.edges = Vec::new();
+            summary
         })
         .collect();
     let levels = fill_levels(&tiling, &summaries);
-    tile_views(dem, &tiling)
+    drop(summaries);
+    Ok(tile_views(dem, &tiling)
         .into_par_iter()
         .zip(tiles.par_iter().zip(levels.par_iter()))
-        .for_each(|(cells, (tile, levels))| tile.finish(cells, levels));
-    Ok(())
+        .map(|(cells, (tile, levels))| tile.finish(cells, levels))
+        .sum())
 }
 
 /// Disjoint mutable views of every tile of `grid`, in tile order.

@@ -456,8 +456,25 @@ pub fn select_rivers(input: &RiverInput<'_>, params: &RiverParams) -> Result<Riv
         .max(1);
     let max_flow = input.flow.iter().copied().max().unwrap_or(1).max(1) as f64;
     let min_flow = params.min_flow.max(params.min_flow_per_corner * v as f64);
-    let mut by_flow = land.clone();
-    by_flow.sort_unstable_by_key(|&c| (std::cmp::Reverse(input.flow[c as usize]), c));
+    // Only the passes' top fractions are read: select them, then sort those alone, on keys
+    // held in place (a sort through `flow[c]` misses the cache on every comparison once the
+    // corners outgrow it). The order is the full sort's: flow descending, then corner.
+    let top_max = [&params.main, &params.tributary]
+        .iter()
+        .map(|pass| ((pass.top_fraction * v as f64).ceil() as usize).min(v))
+        .max()
+        .unwrap_or(0)
+        .min(land.len());
+    let mut keyed: Vec<(std::cmp::Reverse<u64>, u32)> = land
+        .iter()
+        .map(|&c| (std::cmp::Reverse(input.flow[c as usize]), c))
+        .collect();
+    if top_max > 0 && top_max < keyed.len() {
+        keyed.select_nth_unstable(top_max - 1);
+    }
+    keyed.truncate(top_max);
+    keyed.sort_unstable();
+    let by_flow: Vec<u32> = keyed.into_iter().map(|(_, c)| c).collect();
 
     let mut on_river = vec![false; n];
     let mut grid = Occupancy::new(input.xy, s);

@@ -87,7 +87,10 @@ fn check_parts(offsets: &[u32], values: &[u32], bound: Option<usize>) -> Result<
     if offsets[0] != 0 {
         return Err(format!("offsets start at {}, not 0", offsets[0]));
     }
-    if let Some(i) = (1..offsets.len()).find(|&i| offsets[i] < offsets[i - 1]) {
+    // The checks fold over every entry (no early exit, so they vectorise); only a failing
+    // one looks for where.
+    let decreases = offsets.windows(2).fold(false, |bad, w| bad | (w[1] < w[0]));
+    if decreases && let Some(i) = (1..offsets.len()).find(|&i| offsets[i] < offsets[i - 1]) {
         return Err(format!("offsets decrease at entry {i}"));
     }
     let last = offsets[offsets.len() - 1] as usize;
@@ -98,6 +101,7 @@ fn check_parts(offsets: &[u32], values: &[u32], bound: Option<usize>) -> Result<
         ));
     }
     if let Some(bound) = bound
+        && values.iter().fold(0u32, |m, &v| m.max(v)) as usize >= bound
         && let Some(bad) = values.iter().find(|&&v| v as usize >= bound)
     {
         return Err(format!("index {bad} out of range (must be below {bound})"));
@@ -190,4 +194,32 @@ impl<'a> CsrView<'a> {
 /// When the value does not fit; worlds are limited far below that by parameter validation.
 pub(crate) fn to_u32(value: usize) -> u32 {
     u32::try_from(value).expect("world indices fit in u32 (cells are validated)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_parts;
+
+    #[test]
+    fn the_check_names_the_first_fault_anywhere_in_the_lists() {
+        assert_eq!(check_parts(&[0, 2, 3], &[1, 0, 2], Some(3)), Ok(()));
+        // A decrease or a bad index far from the start (the common path folds without looking).
+        let mut offsets: Vec<u32> = (0..=1000).collect();
+        let values: Vec<u32> = (0..1000).map(|i| i % 7).collect();
+        assert_eq!(check_parts(&offsets, &values, Some(7)), Ok(()));
+        offsets[700] = 650;
+        assert_eq!(
+            check_parts(&offsets, &values, Some(7)),
+            Err("offsets decrease at entry 700".into())
+        );
+        offsets[700] = 700;
+        let mut values = values;
+        values[900] = 9;
+        values[950] = 8;
+        assert_eq!(
+            check_parts(&offsets, &values, Some(7)),
+            Err("index 9 out of range (must be below 7)".into())
+        );
+        assert_eq!(check_parts(&offsets, &values, None), Ok(()));
+    }
 }

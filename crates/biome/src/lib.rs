@@ -352,15 +352,20 @@ pub fn prepare(world: &World, params: &Params) -> Result<Prepared, Error> {
     let stage_seed = seed::stage_seed(world.meta.seed, STAGE);
     // The noise crate's Fbm adds the octave to its seed: keep it far below u32::MAX.
     let noise_seed = (stage_seed >> 33) as u32;
-    let noise = moisture::noise_field(
-        mesh.region_xy.view(),
-        world.meta.width.min(world.meta.height),
-        params.noise_scale * params.scale_factor,
-        params.offset,
-        params.octaves,
-        noise_seed,
+    // The noise field and the colour table do not depend on each other: side by side.
+    let (noise, table) = rayon::join(
+        || {
+            moisture::noise_field(
+                mesh.region_xy.view(),
+                world.meta.width.min(world.meta.height),
+                params.noise_scale * params.scale_factor,
+                params.offset,
+                params.octaves,
+                noise_seed,
+            )
+        },
+        || ColorTable::build(&params.whittaker, &params.palette, params.blur_sigma),
     );
-    let table = ColorTable::build(&params.whittaker, &params.palette, params.blur_sigma);
     Ok(Prepared { noise, table })
 }
 

@@ -168,24 +168,18 @@ pub struct Hydrology {
 /// The outlets of a mesh: corners touching an ocean region ([`water::OCEAN`]) or on the border.
 pub fn mesh_outlets(mesh: &DualMesh, region_water: &[u8]) -> Result<Vec<bool>, Error> {
     route::check_len("region_water", region_water.len(), mesh.n_regions())?;
-    let boundary = mesh.region_is_boundary.to_vec();
-    let outlet_region = |r: u32| {
-        let r = r as usize;
-        boundary[r] != 0 || region_water[r] == water::OCEAN
-    };
-    // A border corner (one of its regions on the boundary) or one touching the ocean.
-    Ok(match mesh.corner_regions.as_slice() {
-        Some(flat) => flat
-            .chunks_exact(3)
-            .map(|rs| rs.iter().any(|&r| outlet_region(r)))
-            .collect(),
-        None => mesh
-            .corner_regions
-            .rows()
-            .into_iter()
-            .map(|rs| rs.iter().any(|&r| outlet_region(r)))
-            .collect(),
-    })
+    let regions = mesh.corner_regions.as_standard_layout();
+    let regions = regions
+        .as_slice()
+        .expect("a standard-layout array is a slice");
+    Ok((0..mesh.n_corners())
+        .map(|c| {
+            mesh.is_border_corner(c)
+                || regions[3 * c..3 * c + 3]
+                    .iter()
+                    .any(|&r| region_water[r as usize] == water::OCEAN)
+        })
+        .collect())
 }
 
 /// Runs the whole stage on a world's mesh and layers without touching the world.

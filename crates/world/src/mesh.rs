@@ -71,11 +71,23 @@ impl DualMesh {
     }
 
     /// True when the corner's triangle has a boundary site.
+    #[inline]
     pub fn is_border_corner(&self, corner_idx: usize) -> bool {
-        self.corner_regions
-            .row(corner_idx)
-            .iter()
-            .any(|&r| self.region_is_boundary[r as usize] != 0)
+        // The arrays as flat slices when they are (as the mesh stage and the readers make
+        // them): no ndarray row per corner in the loops over every corner.
+        match (
+            self.corner_regions.as_slice(),
+            self.region_is_boundary.as_slice(),
+        ) {
+            (Some(regions), Some(boundary)) => regions[3 * corner_idx..3 * corner_idx + 3]
+                .iter()
+                .any(|&r| boundary[r as usize] != 0),
+            _ => self
+                .corner_regions
+                .row(corner_idx)
+                .iter()
+                .any(|&r| self.region_is_boundary[r as usize] != 0),
+        }
     }
 
     /// A small valid dual mesh over a `width x height` map without a Delaunay triangulation: an

@@ -226,12 +226,12 @@ impl DemCommand {
         if (grid.rows * grid.cols).saturating_mul(memory_bytes) <= limit {
             return None;
         }
-        drop(grid);
         let threads = rayon::current_num_threads();
         let result = cluster::streamed(
             process,
             name,
             (&args.input, &args.output),
+            grid,
             tile_bytes,
             (args.tile as usize, threads),
             limit,

@@ -308,16 +308,17 @@ pub fn peak_memory() -> Option<usize> {
 /// Runs `process` streamed in this process, on `threads` timely workers, with tiles sized by
 /// [`stream_tile`] for `limit` (at most `tile`): the tiles are read from `input` and written to
 /// `output` one at a time per worker, so the run's memory stays under `limit` whatever the
-/// grid's size. Returns the summary and the tile side used.
+/// grid's size. `grid` is the input, opened by the caller to decide. Returns the summary and
+/// the tile side used.
 pub fn streamed(
     process: Process,
     what: &str,
     (input, output): (&Path, &Path),
+    grid: NpyGrid,
     bytes_per_cell: usize,
     (tile, threads): (usize, usize),
     limit: usize,
 ) -> Result<(Summary, usize), DemError> {
-    let grid = NpyGrid::open(input)?;
     let side = stream_tile(
         (grid.rows, grid.cols),
         bytes_per_cell,

@@ -1,9 +1,11 @@
 //! A monotone radix queue keyed on f32 elevations.
 //!
 //! Priority-Flood pops elevations that never decrease, so a radix heap (Ahuja, Mehlhorn, Orlin
-//! and Tarjan 1990) is exact and cheaper than a binary heap: an element sits in the bucket of the
-//! highest bit in which its key differs from the last key popped, and moves only to lower
-//! buckets, at most 32 times (in practice once or twice).
+//! and Tarjan 1990) is exact and cheaper than a binary heap. This one has a digit of 8 bits: an
+//! element sits in the bucket named by the highest byte in which its key differs from the last
+//! key popped and by its own value of that byte, and moves only to buckets of lower bytes, so at
+//! most 4 times for f32 keys (8 for f64) however many distinct keys wait; a radix of 2 moves an
+//! element once per bit, and elevations of whole metres differ in a dozen of them.
 //!
 //! Every Priority-Flood uses it: the raster fill ([`crate::raster::fill`], f32 keys) and the
 //! graph core (`crate::flood`) under the graph routing ([`crate::graph::priority_flood`], f32) and
@@ -26,6 +28,16 @@ pub(crate) fn key(z: f32) -> u32 {
     }
 }
 
+/// The f32 of a [`key`]: `unkey(key(z))` has the bits of `z`.
+#[inline]
+pub(crate) fn unkey(k: u32) -> f32 {
+    f32::from_bits(if k & 0x8000_0000 != 0 {
+        k & 0x7fff_ffff
+    } else {
+        !k
+    })
+}
+
 /// `f64` keys: the same order-preserving map on 64 bits.
 #[inline]
 pub(crate) fn key64(z: f64) -> u64 {
@@ -42,10 +54,11 @@ pub(crate) fn key64(z: f64) -> u64 {
 pub(crate) trait RadixKey: Copy + Ord + Default {
     /// The key and the cell in one integer, key in the high half.
     type Entry: Copy + Ord;
-    /// The key's width in bits; the queue has one bucket more.
-    const BITS: u32;
-    /// The highest bit in which `self` and `other` differ, counted from 1 (0 when equal).
-    fn bucket(self, other: Self) -> usize;
+    /// The key's width in bytes: the queue has 256 buckets per byte.
+    const BYTES: usize;
+    /// The bucket of `self` against the last key popped `last < self`: the highest byte in
+    /// which they differ times 256, plus `self`'s value of that byte. Bucket order is key order.
+    fn bucket(self, last: Self) -> usize;
     /// Packs `(self, cell)`.
     fn pack(self, cell: u32) -> Self::Entry;
     /// Unpacks an entry.
@@ -54,10 +67,11 @@ pub(crate) trait RadixKey: Copy + Ord + Default {
 
 impl RadixKey for u32 {
     type Entry = u64;
-    const BITS: u32 = 32;
+    const BYTES: usize = 4;
     #[inline]
-    fn bucket(self, other: Self) -> usize {
-        (32 - (self ^ other).leading_zeros()) as usize
+    fn bucket(self, last: Self) -> usize {
+        let byte = (31 - (self ^ last).leading_zeros()) / 8;
+        (byte * 256 + (self >> (byte * 8)) % 256) as usize
     }
     #[inline]
     fn pack(self, cell: u32) -> u64 {
@@ -71,10 +85,11 @@ impl RadixKey for u32 {
 
 impl RadixKey for u64 {
     type Entry = u128;
-    const BITS: u32 = 64;
+    const BYTES: usize = 8;
     #[inline]
-    fn bucket(self, other: Self) -> usize {
-        (64 - (self ^ other).leading_zeros()) as usize
+    fn bucket(self, last: Self) -> usize {
+        let byte = (63 - (self ^ last).leading_zeros()) / 8;
+        (byte * 256) as usize + ((self >> (byte * 8)) % 256) as usize
     }
     #[inline]
     fn pack(self, cell: u32) -> u128 {
@@ -89,26 +104,34 @@ impl RadixKey for u64 {
 /// Cells waiting for Priority-Flood, popped in non-decreasing key order.
 ///
 /// Entries are `(key, cell)` packed into one integer ([`RadixKey::pack`]); cells of equal key pop in a fixed order that depends only
-/// on the input, never on timing: last pushed first ([`RadixQueue::new`]), or smallest cell
+/// on the input, never on timing: an order of the pushes ([`RadixQueue::new`]), or smallest cell
 /// first ([`RadixQueue::index_ordered`], the order of a binary heap of `(key, cell)`).
 #[derive(Debug)]
 pub(crate) struct RadixQueue<K: RadixKey = u32> {
     last: K,
     len: usize,
+    /// Entries whose key is `last`, popped from the end.
+    equal: Vec<K::Entry>,
+    /// `BYTES * 256` buckets of keys above `last` ([`RadixKey::bucket`]), allocated on first use.
     buckets: Vec<Vec<K::Entry>>,
-    /// Bit `b` set when bucket `b` (b >= 1) may hold entries: refill finds the lowest at once.
-    nonempty: u128,
+    /// Bit `b` set when bucket `b` may hold entries, 64 buckets to a word...
+    nonempty: Vec<u64>,
+    /// ...and bit `w` when word `w` of `nonempty` is not zero: refill finds the lowest at once.
+    words: u64,
     index_ordered: bool,
 }
 
 impl<K: RadixKey> RadixQueue<K> {
-    /// Equal keys pop last-pushed first.
+    /// Equal keys pop in an order fixed by the order of the pushes.
     pub(crate) fn new() -> Self {
+        let n = K::BYTES * 256;
         RadixQueue {
             last: K::default(),
             len: 0,
-            buckets: (0..=K::BITS).map(|_| Vec::new()).collect(),
-            nonempty: 0,
+            equal: Vec::new(),
+            buckets: (0..n).map(|_| Vec::new()).collect(),
+            nonempty: vec![0; n / 64],
+            words: 0,
             index_ordered: false,
         }
     }
@@ -123,9 +146,17 @@ impl<K: RadixKey> RadixQueue<K> {
         }
     }
 
+    /// Puts `entry` of `key` (not below `last`) where it belongs.
     #[inline]
-    fn bucket(&self, key: K) -> usize {
-        key.bucket(self.last)
+    fn place(&mut self, key: K, entry: K::Entry) {
+        if key == self.last {
+            self.equal.push(entry);
+        } else {
+            let b = key.bucket(self.last);
+            self.buckets[b].push(entry);
+            self.nonempty[b / 64] |= 1 << (b % 64);
+            self.words |= 1 << (b / 64);
+        }
     }
 
     /// Adds `cell` with priority `key`, which must not be below the last key popped.
@@ -133,55 +164,55 @@ impl<K: RadixKey> RadixQueue<K> {
     pub(crate) fn push(&mut self, key: K, cell: u32) {
         debug_assert!(key >= self.last, "radix queue keys must not decrease");
         debug_assert!(
-            !self.index_ordered || key > self.last || self.buckets[0].is_empty(),
+            !self.index_ordered || key > self.last || self.equal.is_empty(),
             "an index-ordered queue takes no key equal to the one it is popping"
         );
-        let b = self.bucket(key);
-        self.buckets[b].push(key.pack(cell));
-        self.nonempty |= 1 << b;
+        self.place(key, key.pack(cell));
         self.len += 1;
     }
 
     /// Removes a cell of the smallest key: `(key, cell)`.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<(K, u32)> {
-        if self.buckets[0].is_empty() {
+        if self.equal.is_empty() {
             if self.len == 0 {
                 return None;
             }
             self.refill();
         }
-        let entry = self.buckets[0].pop()?;
+        let entry = self.equal.pop()?;
         self.len -= 1;
         Some(K::unpack(entry))
     }
 
-    /// Moves the smallest keys into bucket 0: finds the first non-empty bucket, makes its minimum
-    /// the new `last`, and redistributes its entries (each to a strictly lower bucket).
+    /// Moves the smallest keys into `equal`: takes the lowest non-empty bucket, makes its minimum
+    /// the new `last`, and redistributes its entries (each to `equal` or a bucket of a lower
+    /// byte: they share with the new `last` every byte from the bucket's up).
     fn refill(&mut self) {
-        let above = self.nonempty & !1;
-        if above == 0 {
+        if self.words == 0 {
             return;
         }
-        let i = above.trailing_zeros() as usize;
-        self.nonempty &= !(1 << i);
-        let mut moving = std::mem::take(&mut self.buckets[i]);
+        let w = self.words.trailing_zeros() as usize;
+        let b = w * 64 + self.nonempty[w].trailing_zeros() as usize;
+        self.nonempty[w] &= !(1 << (b % 64));
+        if self.nonempty[w] == 0 {
+            self.words &= !(1 << w);
+        }
+        let mut moving = std::mem::take(&mut self.buckets[b]);
         self.last = moving
             .iter()
             .map(|&e| K::unpack(e).0)
             .min()
             .unwrap_or(self.last);
         for &e in &moving {
-            let b = self.bucket(K::unpack(e).0);
-            self.buckets[b].push(e);
-            self.nonempty |= 1 << b;
+            self.place(K::unpack(e).0, e);
         }
         moving.clear();
         // Keep the allocation for the next time this bucket fills.
-        self.buckets[i] = moving;
-        if self.index_ordered && self.buckets[0].len() > 1 {
-            // One key in bucket 0: descending entries pop (from the end) smallest cell first.
-            self.buckets[0].sort_unstable_by(|a, b| b.cmp(a));
+        self.buckets[b] = moving;
+        if self.index_ordered && self.equal.len() > 1 {
+            // One key in `equal`: descending entries pop (from the end) smallest cell first.
+            self.equal.sort_unstable_by(|a, b| b.cmp(a));
         }
     }
 }
@@ -209,6 +240,9 @@ mod tests {
         values.insert(0, f32::NEG_INFINITY);
         for pair in values.windows(2) {
             assert!(key(pair[0]) < key(pair[1]), "{} vs {}", pair[0], pair[1]);
+        }
+        for &v in &values {
+            assert_eq!(unkey(key(v)).to_bits(), v.to_bits());
         }
         // Raw bits would misorder them: -1 looks larger than 1.
         assert!((-1.0f32).to_bits() > 1.0f32.to_bits());
@@ -248,6 +282,35 @@ mod tests {
         assert!(reference.is_empty());
         assert!(popped.windows(2).all(|w| w[0] <= w[1]));
         assert!(popped.len() > 1000);
+    }
+
+    #[test]
+    fn f64_keys_spread_over_every_byte_pop_in_order() {
+        // Keys from 1e-300 to 1e300 differ from the last popped in any of the 8 bytes, so every
+        // bucket level is used; a few equal keys test the ties.
+        let mut q = RadixQueue::<u64>::new();
+        let mut reference = std::collections::BinaryHeap::new();
+        let mut state = 0x5eed_u64;
+        let mut floor = 0u64;
+        let mut popped = 0;
+        for round in 0..5000u32 {
+            state = orogen_world::seed::splitmix64(state);
+            let z = 10f64.powi((state % 601) as i32 - 300) * (1.0 + (state >> 40) as f64 / 2e7);
+            let k = key64(if round % 7 == 0 { 1.0 } else { z }).max(floor);
+            q.push(k, round);
+            reference.push(std::cmp::Reverse(k));
+            if round % 2 == 1 {
+                let (got, _) = q.pop().unwrap();
+                assert_eq!(std::cmp::Reverse(got), reference.pop().unwrap());
+                floor = got;
+                popped += 1;
+            }
+        }
+        while let Some((got, _)) = q.pop() {
+            assert_eq!(std::cmp::Reverse(got), reference.pop().unwrap());
+            popped += 1;
+        }
+        assert!(reference.is_empty() && popped == 5000);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 pub mod cli;
 
 /// The tile side of the tiled kernels when none is given.
-pub const DEFAULT_TILE: usize = 1024;
+pub const DEFAULT_TILE: usize = 512;
 pub mod cluster;
 pub mod geotiff;
 

@@ -13,14 +13,13 @@
 //! Every value written is one of the DEM's, and the fill is unique, so the result is the same
 //! bits as [`super::super::fill`].
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
 use super::super::RasterError;
-use super::super::queue::{RadixQueue, key};
+use super::super::queue::{RadixQueue, key, unkey};
 use super::{Ring, Tiling};
 
 /// The label of every true outlet (a cell next to NoData or the grid's edge).
@@ -108,10 +107,18 @@ impl FillTile {
 
         // Seeds in row-major order: true outlets (OCEAN), then each other perimeter cell its
         // own label.
+        // An interior cell can be an outlet only next to an interior NaN: rows with none around
+        // them need only their two perimeter cells looked at.
+        let row_nan: Vec<bool> = z
+            .chunks(width)
+            .map(|row| row[1..=w].iter().any(|v| v.is_nan()))
+            .collect();
         let mut open = RadixQueue::new();
         let mut next_label = 1u16;
         for r in 1..=h {
-            for c in 1..=w {
+            let quiet = r != 1 && r != h && !row_nan[r - 1..=r + 1].contains(&true);
+            let step = if quiet { (w - 1).max(1) } else { 1 };
+            for c in (1..=w).step_by(step) {
                 let i = r * width + c;
                 if z[i].is_nan() {
                     labels[i] = NODATA;
@@ -133,7 +140,12 @@ impl FillTile {
             }
         }
 
-        let mut edges: Vec<(u16, u16, f32)> = Vec::new();
+        // Edges packed as `a << 48 | b << 32 | key(spill)`: sorting integers is the cheap way to
+        // keep each pair's lowest spill.
+        let mut packed: Vec<u64> = Vec::new();
+        let pack = |(a, b, spill): (u16, u16, f32)| {
+            u64::from(a) << 48 | u64::from(b) << 32 | u64::from(key(spill))
+        };
         // The cells this flood raised, in tile coordinates (a cell is raised when it is first
         // reached, so at most once).
         let mut raised = vec![0u64; (h * w).div_ceil(64)];
@@ -162,7 +174,7 @@ impl FillTile {
                             last.2 = last.2.min(spill);
                         } else {
                             if last.0 != NODATA {
-                                edges.push(last);
+                                packed.push(pack(last));
                             }
                             last = (a, b, spill);
                         }
@@ -185,12 +197,15 @@ impl FillTile {
             }
         }
         if last.0 != NODATA {
-            edges.push(last);
+            packed.push(pack(last));
         }
         // The lowest spill of each pair.
-        edges.sort_unstable_by_key(|x| (x.0, x.1, key(x.2)));
-        edges.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
-        edges.shrink_to_fit();
+        packed.sort_unstable();
+        packed.dedup_by_key(|e| *e >> 32);
+        let edges = packed
+            .into_iter()
+            .map(|e| ((e >> 48) as u16, (e >> 32) as u16, unkey(e as u32)))
+            .collect();
 
         let mut tile_labels = Vec::with_capacity(h * w);
         for (r, mut row) in cells.axis_iter_mut(Axis(0)).enumerate() {
@@ -212,14 +227,18 @@ impl FillTile {
     /// tile's cells raised in all (by its own flood or now): with the tile's original cells,
     /// those the fill changed.
     pub fn finish(&self, mut cells: ArrayViewMut2<'_, f32>, levels: &[f32]) -> usize {
+        let w = cells.ncols();
         let mut count = 0;
-        for (k, (z, &l)) in cells.iter_mut().zip(&self.labels).enumerate() {
-            let before = self.raised[k / 64] >> (k % 64) & 1 == 1;
-            if l != NODATA && *z < levels[usize::from(l)] {
-                *z = levels[usize::from(l)] + 0.0;
-                count += 1;
-            } else if before {
-                count += 1;
+        // Row by row: a tile of a larger grid is a strided view, its rows contiguous.
+        for (r, mut row) in cells.axis_iter_mut(Axis(0)).enumerate() {
+            let start = r * w;
+            for (k, (z, &l)) in (start..).zip(row.iter_mut().zip(&self.labels[start..start + w])) {
+                let before = self.raised[k / 64] >> (k % 64) & 1 == 1;
+                let raise = l != NODATA && *z < levels[usize::from(l)];
+                if raise {
+                    *z = levels[usize::from(l)] + 0.0;
+                }
+                count += usize::from(raise || before);
             }
         }
         count
@@ -337,10 +356,11 @@ pub fn fill_levels(tiling: &Tiling, tiles: &[FillSummary]) -> Vec<Vec<f32>> {
     drop(edges);
     let mut level = vec![f32::INFINITY; n_nodes];
     let mut done = vec![false; n_nodes];
-    let mut heap = BinaryHeap::new();
+    // Levels only rise along the flood, so the radix queue serves (stale entries skipped).
+    let mut queue = RadixQueue::new();
     level[0] = f32::NEG_INFINITY;
-    heap.push(Reverse((key(f32::NEG_INFINITY), 0u32)));
-    while let Some(Reverse((_, a))) = heap.pop() {
+    queue.push(key(f32::NEG_INFINITY), 0);
+    while let Some((_, a)) = queue.pop() {
         let a = a as usize;
         if done[a] {
             continue;
@@ -350,7 +370,7 @@ pub fn fill_levels(tiling: &Tiling, tiles: &[FillSummary]) -> Vec<Vec<f32>> {
             let through = level[a].max(spill);
             if through < level[b as usize] {
                 level[b as usize] = through;
-                heap.push(Reverse((key(through), b)));
+                queue.push(key(through), b);
             }
         }
     }

@@ -31,6 +31,21 @@ fn write_temp<F>(path: &Path, write: F) -> Result<PathBuf, ExportError>
 where
     F: FnOnce(&mut dyn Write) -> Result<(), ExportError>,
 {
+    write_temp_file(path, |file| {
+        let mut buf = BufWriter::with_capacity(1 << 20, file);
+        write(&mut buf)?;
+        buf.flush().map_err(|source| ExportError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    })
+}
+
+/// [`write_temp`] handing `write` the open temporary file itself.
+fn write_temp_file<F>(path: &Path, write: F) -> Result<PathBuf, ExportError>
+where
+    F: FnOnce(&File) -> Result<(), ExportError>,
+{
     let tmp = temp_path(path);
     let io_err = |source| ExportError::Io {
         path: path.to_owned(),
@@ -38,9 +53,7 @@ where
     };
     let result = (|| {
         let file = File::create(&tmp).map_err(io_err)?;
-        let mut buf = BufWriter::with_capacity(1 << 20, file);
-        write(&mut buf)?;
-        let file = buf.into_inner().map_err(|e| io_err(e.into_error()))?;
+        write(&file)?;
         file.sync_all().map_err(io_err)
     })();
     match result {
@@ -58,7 +71,11 @@ pub fn write_atomic<F>(path: &Path, write: F) -> Result<(), ExportError>
 where
     F: FnOnce(&mut dyn Write) -> Result<(), ExportError>,
 {
-    let tmp = write_temp(path, write)?;
+    rename_into(write_temp(path, write)?, path)
+}
+
+/// Renames the temporary file `tmp` to `path`, removing it when that fails.
+fn rename_into(tmp: PathBuf, path: &Path) -> Result<(), ExportError> {
     fs::rename(&tmp, path).map_err(|source| {
         let _ = fs::remove_file(&tmp);
         ExportError::Io {
@@ -66,6 +83,21 @@ where
             source,
         }
     })
+}
+
+/// [`write_atomic`] for writers that place bytes at offsets of the file (several threads at
+/// once): `write` gets the temporary file itself, which is then synced and renamed.
+pub fn write_atomic_file<F>(path: &Path, write: F) -> Result<(), ExportError>
+where
+    F: FnOnce(&File) -> std::io::Result<()>,
+{
+    let tmp = write_temp_file(path, |file| {
+        write(file).map_err(|source| ExportError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    })?;
+    rename_into(tmp, path)
 }
 
 /// An output folder whose files appear together: [`OutDir::write`] stages each file under its

@@ -21,10 +21,12 @@ use std::time::Duration;
 
 use ndarray::{Array2, ArrayView2};
 use ndarray_npy::npy::header::Header;
+use orogen_export::{atomic, npy};
 use orogen_hydrology::raster::d8_receivers;
 use orogen_hydrology::raster::tiled::accumulate::{AccSummary, AccTile, acc_inflows};
 use orogen_hydrology::raster::tiled::fill::{FillSummary, FillTile, fill_levels, halo_nodata};
 use orogen_hydrology::raster::tiled::{self, Tiling};
+use rayon::prelude::*;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 
@@ -110,15 +112,20 @@ impl NpyGrid {
         (r0, c0): (usize, usize),
         (h, w): (usize, usize),
     ) -> std::io::Result<Array2<f32>> {
-        let mut out = Vec::with_capacity(h * w);
-        let mut buf = vec![0u8; w * 4];
-        for r in r0..r0 + h {
-            let at = self.offset + ((r * self.cols + c0) * 4) as u64;
-            self.file.read_exact_at(&mut buf, at)?;
-            out.extend(
-                buf.chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            );
+        let mut out = vec![0f32; h * w];
+        if w > 0 {
+            // Rows read and decoded by several threads at once.
+            out.par_chunks_mut(w).enumerate().try_for_each_init(
+                || vec![0u8; w * 4],
+                |buf, (i, row)| {
+                    let at = self.offset + (((r0 + i) * self.cols + c0) * 4) as u64;
+                    self.file.read_exact_at(buf, at)?;
+                    for (z, b) in row.iter_mut().zip(buf.chunks_exact(4)) {
+                        *z = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
+                    Ok::<_, std::io::Error>(())
+                },
+            )?;
         }
         Ok(Array2::from_shape_vec((h, w), out).expect("h * w values"))
     }
@@ -645,7 +652,7 @@ impl Job {
 
 /// An element of a distributed command's output: its type in the summary line and its
 /// little-endian bytes.
-trait OutCell: ndarray_npy::WritableElement + Copy {
+pub(super) trait OutCell: ndarray_npy::WritableElement + Copy {
     const DTYPE: Dtype;
     fn extend_le(self, out: &mut Vec<u8>);
 }
@@ -662,6 +669,32 @@ macro_rules! out_cell {
 }
 
 out_cell!(f32 => F32, f64 => F64, i8 => I8);
+
+/// Writes `a` to `path` as `.npy`, atomically, with the bytes of `npy::write_npy`: the header,
+/// then blocks of 1 MiB of cells, each encoded and placed at its offset by several threads at
+/// once.
+pub(super) fn write_npy<T: OutCell + Sync>(path: &Path, a: &Array2<T>) -> Result<(), DemError> {
+    let Some(cells) = a.as_slice() else {
+        return Ok(atomic::write_atomic(path, |w| npy::write_npy(w, a))?);
+    };
+    let header = npy_header::<T>(a.nrows(), a.ncols());
+    let size = std::mem::size_of::<T>();
+    let block = (1 << 20) / size;
+    atomic::write_atomic_file(path, |file| {
+        file.write_all_at(&header, 0)?;
+        cells
+            .par_chunks(block)
+            .enumerate()
+            .try_for_each_init(Vec::new, |buf, (i, chunk)| {
+                buf.clear();
+                for &v in chunk {
+                    v.extend_le(buf);
+                }
+                file.write_all_at(buf, (header.len() + i * block * size) as u64)
+            })
+    })?;
+    Ok(())
+}
 
 fn write_tile<T: OutCell>(
     out: &File,

@@ -475,7 +475,7 @@ fn write_elevations(
                 Dtype::I32 => int!(i32),
                 _ => {}
             }
-            atomic::write_atomic(path, |w| npy::write_npy(w, dem))?;
+            cluster::write_npy(path, dem)?;
             Ok(Dtype::F32)
         }
         Format::Png => {
@@ -621,7 +621,7 @@ pub fn d8_with(input: &Path, output: &Path, options: &RunOptions) -> Result<Summ
     };
     drop(dem);
     match format {
-        Format::Npy => atomic::write_atomic(output, |w| npy::write_npy(w, &receivers))?,
+        Format::Npy => cluster::write_npy(output, &receivers)?,
         Format::Png => {
             let pixels = receivers.mapv(|k| k as u8);
             atomic::write_atomic(output, |w| png::write_gray8(w, pixels.view()))?;
@@ -691,7 +691,7 @@ pub fn accumulate_with(
                 geotiff::write(w, geotiff::Pixels::F64(&acc), &geo, true)
             })?;
         }
-        _ => atomic::write_atomic(output, |w| npy::write_npy(w, &acc))?,
+        _ => cluster::write_npy(output, &acc)?,
     }
     Ok(Summary {
         cells: rows * cols,

@@ -292,68 +292,71 @@ pub fn fill_levels(tiling: &Tiling, tiles: &[FillSummary]) -> Vec<Vec<f32>> {
             first[t] + usize::from(label)
         }
     };
-    let mut edges: Vec<(u32, u32, f32)> = Vec::new();
-    for (t, tile) in tiles.iter().enumerate() {
-        for &(a, b, spill) in &tile.edges {
-            edges.push((node(t, a) as u32, node(t, b) as u32, spill));
-        }
-    }
-    // Neighbouring cells of two tiles: across each horizontal tile boundary (with diagonals)
-    // and each vertical one.
-    let at = |r: usize, c: usize| -> (usize, (u16, f32)) {
-        let t = tiling.tile_of(r, c);
-        let (r0, c0, h, w) = tiling.bounds(t);
-        let k = Ring { rows: h, cols: w }
-            .index(r - r0, c - c0)
-            .expect("a cell next to another tile is on its tile's perimeter");
-        (t, tiles[t].ring[k])
-    };
-    let mut join = |(r1, c1): (usize, usize), (r2, c2): (usize, usize)| {
-        let (t1, (l1, z1)) = at(r1, c1);
-        let (t2, (l2, z2)) = at(r2, c2);
-        if l1 == NODATA || l2 == NODATA || t1 == t2 {
-            return;
-        }
-        edges.push((node(t1, l1) as u32, node(t2, l2) as u32, z1.max(z2)));
-    };
-    let (rows, cols) = (tiling.rows, tiling.cols);
-    for r in (tiling.tile_rows..rows).step_by(tiling.tile_rows) {
-        for c in 0..cols {
-            for c2 in c.saturating_sub(1)..(c + 2).min(cols) {
-                join((r - 1, c), (r, c2));
+    // Every edge of the label graph: those found inside tiles, then one per pair of
+    // neighbouring cells of two tiles, across each horizontal tile boundary (with diagonals)
+    // and each vertical one. Walked twice (degrees, then adjacency), so no list of them is kept.
+    let for_each_edge = |f: &mut dyn FnMut(u32, u32, f32)| {
+        for (t, tile) in tiles.iter().enumerate() {
+            for &(a, b, spill) in &tile.edges {
+                f(node(t, a) as u32, node(t, b) as u32, spill);
             }
         }
-    }
-    for c in (tiling.tile_cols..cols).step_by(tiling.tile_cols) {
-        for r in 0..rows {
-            join((r, c - 1), (r, c));
-            // Diagonals that stay within one row of tiles (the others crossed a row boundary).
-            if r + 1 < rows && (r + 1) % tiling.tile_rows != 0 {
-                join((r, c - 1), (r + 1, c));
-                join((r + 1, c - 1), (r, c));
+        let at = |r: usize, c: usize| -> (usize, (u16, f32)) {
+            let t = tiling.tile_of(r, c);
+            let (r0, c0, h, w) = tiling.bounds(t);
+            let k = Ring { rows: h, cols: w }
+                .index(r - r0, c - c0)
+                .expect("a cell next to another tile is on its tile's perimeter");
+            (t, tiles[t].ring[k])
+        };
+        let mut join = |(r1, c1): (usize, usize), (r2, c2): (usize, usize)| {
+            let (t1, (l1, z1)) = at(r1, c1);
+            let (t2, (l2, z2)) = at(r2, c2);
+            if l1 == NODATA || l2 == NODATA || t1 == t2 {
+                return;
+            }
+            f(node(t1, l1) as u32, node(t2, l2) as u32, z1.max(z2));
+        };
+        let (rows, cols) = (tiling.rows, tiling.cols);
+        for r in (tiling.tile_rows..rows).step_by(tiling.tile_rows) {
+            for c in 0..cols {
+                for c2 in c.saturating_sub(1)..(c + 2).min(cols) {
+                    join((r - 1, c), (r, c2));
+                }
             }
         }
-    }
+        for c in (tiling.tile_cols..cols).step_by(tiling.tile_cols) {
+            for r in 0..rows {
+                join((r, c - 1), (r, c));
+                // Diagonals that stay within one row of tiles (the others crossed a row
+                // boundary).
+                if r + 1 < rows && (r + 1) % tiling.tile_rows != 0 {
+                    join((r, c - 1), (r + 1, c));
+                    join((r + 1, c - 1), (r, c));
+                }
+            }
+        }
+    };
 
     // Adjacency lists (CSR), then a Priority-Flood over the labels from the ocean: each label's
     // level is the lowest over paths to the ocean of the highest spill on the path.
     let mut degree = vec![0u32; n_nodes + 1];
-    for &(a, b, _) in &edges {
+    for_each_edge(&mut |a, b, _| {
         degree[a as usize + 1] += 1;
         degree[b as usize + 1] += 1;
-    }
+    });
     for i in 1..=n_nodes {
         degree[i] += degree[i - 1];
     }
     let mut fill_at = degree.clone();
-    let mut adj = vec![(0u32, 0f32); edges.len() * 2];
-    for &(a, b, spill) in &edges {
+    let mut adj = vec![(0u32, 0f32); degree[n_nodes] as usize];
+    for_each_edge(&mut |a, b, spill| {
         adj[fill_at[a as usize] as usize] = (b, spill);
         fill_at[a as usize] += 1;
         adj[fill_at[b as usize] as usize] = (a, spill);
         fill_at[b as usize] += 1;
-    }
-    drop(edges);
+    });
+    drop(fill_at);
     let mut level = vec![f32::INFINITY; n_nodes];
     let mut done = vec![false; n_nodes];
     // Levels only rise along the flood, so the radix queue serves (stale entries skipped).

@@ -827,3 +827,43 @@ pub fn local_cluster(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `write_npy` against `ndarray-npy`'s writer, for arrays of several 1 MiB blocks whose size
+    /// is no multiple of a block, in each output type.
+    #[test]
+    fn parallel_npy_writes_the_bytes_of_ndarray_npy() {
+        fn check<T: OutCell + Sync>(a: Array2<T>) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("a.npy");
+            write_npy(&path, &a).unwrap();
+            let mut expected = Vec::new();
+            npy::write_npy(&mut expected, &a).unwrap();
+            let written = std::fs::read(&path).unwrap();
+            assert!(
+                written.len() > 3 << 20,
+                "{} bytes: not several blocks",
+                written.len()
+            );
+            assert!(written == expected, "bytes differ");
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                1,
+                "a temporary left"
+            );
+        }
+        let (rows, cols) = (1031, 1033);
+        check(Array2::from_shape_fn((rows, cols), |(r, c)| {
+            (r as f32 - 500.0) * 0.37 + c as f32
+        }));
+        check(Array2::from_shape_fn((rows, cols), |(r, c)| {
+            (r * cols + c) as f64 * 1.5
+        }));
+        check(Array2::from_shape_fn((rows * 4, cols), |(r, c)| {
+            ((r * 7 + c * 3) % 256) as u8 as i8
+        }));
+    }
+}

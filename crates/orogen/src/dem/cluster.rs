@@ -17,6 +17,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use ndarray::{Array2, ArrayView2};
@@ -511,6 +512,81 @@ impl Job {
                 }
             });
         }
+        // A peer that stops after connecting (killed, out of memory, its host gone) makes
+        // timely's network threads panic with "timely communication error: ...". That is a
+        // failed peer, not a bug of this process: one line, the temporary output removed, exit 1.
+        let previous: Arc<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync> =
+            Arc::from(std::panic::take_hook());
+        {
+            let (previous, tmp) = (Arc::clone(&previous), tmp.clone());
+            std::panic::set_hook(Box::new(move |info| {
+                let message = info
+                    .payload()
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| info.payload().downcast_ref::<&str>().copied())
+                    .unwrap_or("");
+                if message.starts_with("timely communication error") {
+                    let _ = std::fs::remove_file(&tmp);
+                    eprintln!(
+                        "error: distributed {what}: a process of the cluster stopped or its connection broke ({message}); nothing written"
+                    );
+                    std::process::exit(1);
+                }
+                previous(info);
+            }));
+        }
+        let result = Self::execute(
+            config,
+            what,
+            tmp.clone(),
+            output,
+            header,
+            cols,
+            tiling,
+            stream,
+            connected,
+            merge,
+            local,
+            global,
+            finish,
+        );
+        std::panic::set_hook(Box::new(move |info| previous(info)));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result.map(|number| {
+            number.map(|changed| Summary {
+                cells: rows * cols,
+                changed,
+                read: Dtype::F32,
+                written: T::DTYPE,
+            })
+        })
+    }
+
+    /// The timely program of [`Job::run`]: its number on process 0.
+    #[allow(clippy::too_many_arguments)]
+    fn execute<S, L, K, T>(
+        config: timely::Config,
+        what: &'static str,
+        tmp: PathBuf,
+        output: PathBuf,
+        header: Vec<u8>,
+        cols: usize,
+        tiling: Tiling,
+        stream: bool,
+        connected: std::sync::mpsc::Sender<()>,
+        merge: fn(f64, f64) -> f64,
+        local: impl Fn(usize) -> Result<(S, K), String> + Send + Sync + 'static,
+        global: impl Fn(&Tiling, Vec<S>) -> Result<Vec<L>, String> + Send + Sync + 'static,
+        finish: impl Fn(usize, K, L) -> Result<(f64, Array2<T>), String> + Send + Sync + 'static,
+    ) -> Result<Option<f64>, DemError>
+    where
+        S: timely::ExchangeData + Clone,
+        L: timely::ExchangeData + Clone,
+        T: OutCell,
+    {
         let guards = timely::execute(config, move |worker| -> Result<Option<f64>, String> {
             let _ = connected.send(());
             let index = worker.index();
@@ -599,9 +675,9 @@ impl Job {
                     .collect();
             let mut here: Option<f64> = None;
             for (t, keep) in kept {
-                let share = got
-                    .remove(&t)
-                    .ok_or_else(|| format!("nothing arrived for tile {t}"))?;
+                let share = got.remove(&t).ok_or_else(|| {
+                    format!("nothing arrived for tile {t}: worker 0 stopped (its process says why)")
+                })?;
                 let keep = match keep {
                     Some(keep) => keep,
                     None => local(t)?.1,
@@ -641,12 +717,7 @@ impl Job {
                 }
             }
         }
-        Ok(number.map(|changed| Summary {
-            cells: rows * cols,
-            changed,
-            read: Dtype::F32,
-            written: T::DTYPE,
-        }))
+        Ok(number)
     }
 }
 

@@ -2,7 +2,7 @@
 # The #22 benchmark matrix, whole process, one command after the other: `orogen dem fill|d8|accumulate`
 # on 1 and 2 threads and as 1, 2 and 4 timely processes (--workers), beside RichDEM's fill;
 # wall time and peak memory (for --workers, the largest process) from /usr/bin/time.
-# Usage: tools/dem-bench/matrix.sh N [ROUNDS]
+# Usage: tools/dem-bench/matrix.sh N [ROUNDS]   (COMMANDS="fill" to run only some commands)
 # Needs a release build (cargo build --release -p orogen-cli) and `pip install richdem2`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,7 +22,7 @@ measure() {
 }
 for round in $(seq "$rounds"); do
     measure "richdem fill" python3 tools/dem-bench/richdem_fill.py "$dem" "$tmp/rd.npy"
-    for cmd in fill d8 accumulate; do
+    for cmd in ${COMMANDS:-fill d8 accumulate}; do
         measure "orogen $cmd 1 thread" env RAYON_NUM_THREADS=1 "$orogen" dem "$cmd" -q "$dem" "$tmp/m_${cmd}_t1.npy"
         measure "orogen $cmd 2 threads" env RAYON_NUM_THREADS=2 "$orogen" dem "$cmd" -q "$dem" "$tmp/m_${cmd}_t2.npy"
         for workers in 1 2 4; do

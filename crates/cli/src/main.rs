@@ -681,12 +681,7 @@ fn run(command: &Command, matches: &ArgMatches) -> ExitCode {
 
 /// Prints a panic as one line (a backtrace too when `RUST_BACKTRACE` asks for one).
 fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
-    let message = info
-        .payload()
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a panic");
+    let message = orogen::panic_message(info).unwrap_or("a panic");
     let at = info
         .location()
         .map(|l| format!(" at {}:{}", l.file(), l.line()))

@@ -100,3 +100,12 @@ pub(crate) fn io_message(e: &std::io::Error) -> String {
         _ => e.to_string(),
     }
 }
+
+/// The message a panic was raised with (`panic!`'s text), when it has one.
+pub fn panic_message<'a>(info: &'a std::panic::PanicHookInfo<'_>) -> Option<&'a str> {
+    let payload = info.payload();
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}

@@ -35,7 +35,7 @@ pub mod render3d;
 
 pub use classic::{CLASSIC_STAGES, ClassicParams, Pipeline};
 pub use config::{Config, ExportParams, MAX_CELLS, WorldParams, memory_estimate_bytes};
-pub use error::Error;
+pub use error::{Error, panic_message};
 pub use output::{Output, resolve_outputs};
 pub use outputs::{Written, read_world, write_outputs, write_run};
 pub use pipeline::{

@@ -520,12 +520,7 @@ impl Job {
         {
             let (previous, tmp) = (Arc::clone(&previous), tmp.clone());
             std::panic::set_hook(Box::new(move |info| {
-                let message = info
-                    .payload()
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| info.payload().downcast_ref::<&str>().copied())
-                    .unwrap_or("");
+                let message = crate::panic_message(info).unwrap_or_default();
                 if message.starts_with("timely communication error") {
                     let _ = std::fs::remove_file(&tmp);
                     eprintln!(
@@ -536,21 +531,142 @@ impl Job {
                 previous(info);
             }));
         }
-        let result = Self::execute(
-            config,
-            what,
-            tmp.clone(),
-            output,
-            header,
-            cols,
-            tiling,
-            stream,
-            connected,
-            merge,
-            local,
-            global,
-            finish,
-        );
+        let result = {
+            let tmp = tmp.clone();
+            (move || -> Result<Option<f64>, DemError> {
+                let guards = timely::execute(config, move |worker| -> Result<Option<f64>, String> {
+                let _ = connected.send(());
+                let index = worker.index();
+                let peers = worker.peers();
+                let out = OpenOptions::new()
+                    .write(true)
+                    .open(&tmp)
+                    .map_err(|e| format!("{}: {e}", tmp.display()))?;
+                let summaries: Shared<(usize, S)> = Rc::default();
+                let shares: Shared<(usize, L)> = Rc::default();
+                let done: Rc<RefCell<(usize, f64)>> = Rc::default();
+                let mut summary_in = InputHandle::new();
+                let mut share_in = InputHandle::new();
+                let mut done_in = InputHandle::new();
+                let probe = ProbeHandle::new();
+                worker.dataflow::<u64, _, _>(|scope| {
+                    let got = Rc::clone(&summaries);
+                    scope
+                        .input_from(&mut summary_in)
+                        .container::<Vec<_>>()
+                        .exchange(|_: &(usize, S)| 0)
+                        .inspect(move |x| got.borrow_mut().push(x.clone()))
+                        .probe_with(&probe);
+                    let got = Rc::clone(&shares);
+                    scope
+                        .input_from(&mut share_in)
+                        .container::<Vec<_>>()
+                        .exchange(move |x: &(usize, L)| (x.0 % peers) as u64)
+                        .inspect(move |x| got.borrow_mut().push(x.clone()))
+                        .probe_with(&probe);
+                    let got = Rc::clone(&done);
+                    scope
+                        .input_from(&mut done_in)
+                        .container::<Vec<_>>()
+                        .exchange(|_: &f64| 0)
+                        .inspect(move |x| {
+                            let mut g = got.borrow_mut();
+                            g.1 = if g.0 == 0 { *x } else { merge(g.1, *x) };
+                            g.0 += 1;
+                        })
+                        .probe_with(&probe);
+                });
+                // Each round advances every input and runs until all workers' data for it arrived.
+                macro_rules! round {
+                    ($r:expr) => {{
+                        summary_in.advance_to($r + 1);
+                        share_in.advance_to($r + 1);
+                        done_in.advance_to($r + 1);
+                        while probe.less_than(&($r + 1)) {
+                            worker.step();
+                        }
+                    }};
+                }
+                // Round 1: this worker's tiles on their own; their summaries to worker 0.
+                let mine: Vec<usize> = (index..tiling.n_tiles()).step_by(peers).collect();
+                let mut kept = Vec::with_capacity(mine.len());
+                for &t in &mine {
+                    let (summary, keep) = local(t)?;
+                    summary_in.send((t, summary));
+                    kept.push((t, (!stream).then_some(keep)));
+                }
+                round!(0);
+                // Round 2 (worker 0): the global step, each tile's share to its owner.
+                if index == 0 {
+                    let mut got = std::mem::take(&mut *summaries.borrow_mut());
+                    got.sort_by_key(|(t, _)| *t);
+                    if got.len() != tiling.n_tiles()
+                        || got.iter().enumerate().any(|(i, (t, _))| i != *t)
+                    {
+                        return Err(format!(
+                            "worker 0 received {} tile summaries for {} tiles",
+                            got.len(),
+                            tiling.n_tiles()
+                        ));
+                    }
+                    let all: Vec<S> = got.into_iter().map(|(_, s)| s).collect();
+                    for (t, share) in global(&tiling, all)?.into_iter().enumerate() {
+                        share_in.send((t, share));
+                    }
+                }
+                round!(1);
+                // Round 3: finish and write each tile.
+                let mut got: std::collections::HashMap<usize, L> =
+                    std::mem::take(&mut *shares.borrow_mut())
+                        .into_iter()
+                        .collect();
+                let mut here: Option<f64> = None;
+                for (t, keep) in kept {
+                    let share = got.remove(&t).ok_or_else(|| {
+                        format!("nothing arrived for tile {t}: worker 0 stopped (its process says why)")
+                    })?;
+                    let keep = match keep {
+                        Some(keep) => keep,
+                        None => local(t)?.1,
+                    };
+                    let (number, cells) = finish(t, keep, share)?;
+                    here = Some(here.map_or(number, |h| merge(h, number)));
+                    write_tile(&out, header.len() as u64, cols, &tiling, t, cells.view())
+                        .map_err(|e| format!("writing tile {t}: {e}"))?;
+                }
+                out.sync_all().map_err(|e| e.to_string())?;
+                if index == 0 {
+                    out.write_all_at(&header, 0).map_err(|e| e.to_string())?;
+                }
+                done_in.send(here.unwrap_or(0.0));
+                round!(2);
+                if index == 0 {
+                    let (n, number) = *done.borrow();
+                    if n != peers {
+                        return Err(format!("{n} of {peers} workers finished"));
+                    }
+                    std::fs::rename(&tmp, &output).map_err(|e| e.to_string())?;
+                    return Ok(Some(number));
+                }
+                Ok(None)
+            })
+            .map_err(|e| DemError::input(Path::new("timely"), e))?;
+                let mut number = None;
+                for result in guards.join() {
+                    match result {
+                        Ok(Ok(Some(r))) => number = Some(r),
+                        Ok(Ok(None)) => {}
+                        Ok(Err(e)) | Err(e) => {
+                            return Err(DemError::Export(orogen_export::ExportError::Encode {
+                                what: format!("distributed {what}"),
+                                message: e,
+                            }));
+                        }
+                    }
+                }
+                Ok(number)
+            })()
+        };
         std::panic::set_hook(Box::new(move |info| previous(info)));
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -563,161 +679,6 @@ impl Job {
                 written: T::DTYPE,
             })
         })
-    }
-
-    /// The timely program of [`Job::run`]: its number on process 0.
-    #[allow(clippy::too_many_arguments)]
-    fn execute<S, L, K, T>(
-        config: timely::Config,
-        what: &'static str,
-        tmp: PathBuf,
-        output: PathBuf,
-        header: Vec<u8>,
-        cols: usize,
-        tiling: Tiling,
-        stream: bool,
-        connected: std::sync::mpsc::Sender<()>,
-        merge: fn(f64, f64) -> f64,
-        local: impl Fn(usize) -> Result<(S, K), String> + Send + Sync + 'static,
-        global: impl Fn(&Tiling, Vec<S>) -> Result<Vec<L>, String> + Send + Sync + 'static,
-        finish: impl Fn(usize, K, L) -> Result<(f64, Array2<T>), String> + Send + Sync + 'static,
-    ) -> Result<Option<f64>, DemError>
-    where
-        S: timely::ExchangeData + Clone,
-        L: timely::ExchangeData + Clone,
-        T: OutCell,
-    {
-        let guards = timely::execute(config, move |worker| -> Result<Option<f64>, String> {
-            let _ = connected.send(());
-            let index = worker.index();
-            let peers = worker.peers();
-            let out = OpenOptions::new()
-                .write(true)
-                .open(&tmp)
-                .map_err(|e| format!("{}: {e}", tmp.display()))?;
-            let summaries: Shared<(usize, S)> = Rc::default();
-            let shares: Shared<(usize, L)> = Rc::default();
-            let done: Rc<RefCell<(usize, f64)>> = Rc::default();
-            let mut summary_in = InputHandle::new();
-            let mut share_in = InputHandle::new();
-            let mut done_in = InputHandle::new();
-            let probe = ProbeHandle::new();
-            worker.dataflow::<u64, _, _>(|scope| {
-                let got = Rc::clone(&summaries);
-                scope
-                    .input_from(&mut summary_in)
-                    .container::<Vec<_>>()
-                    .exchange(|_: &(usize, S)| 0)
-                    .inspect(move |x| got.borrow_mut().push(x.clone()))
-                    .probe_with(&probe);
-                let got = Rc::clone(&shares);
-                scope
-                    .input_from(&mut share_in)
-                    .container::<Vec<_>>()
-                    .exchange(move |x: &(usize, L)| (x.0 % peers) as u64)
-                    .inspect(move |x| got.borrow_mut().push(x.clone()))
-                    .probe_with(&probe);
-                let got = Rc::clone(&done);
-                scope
-                    .input_from(&mut done_in)
-                    .container::<Vec<_>>()
-                    .exchange(|_: &f64| 0)
-                    .inspect(move |x| {
-                        let mut g = got.borrow_mut();
-                        g.1 = if g.0 == 0 { *x } else { merge(g.1, *x) };
-                        g.0 += 1;
-                    })
-                    .probe_with(&probe);
-            });
-            // Each round advances every input and runs until all workers' data for it arrived.
-            macro_rules! round {
-                ($r:expr) => {{
-                    summary_in.advance_to($r + 1);
-                    share_in.advance_to($r + 1);
-                    done_in.advance_to($r + 1);
-                    while probe.less_than(&($r + 1)) {
-                        worker.step();
-                    }
-                }};
-            }
-            // Round 1: this worker's tiles on their own; their summaries to worker 0.
-            let mine: Vec<usize> = (index..tiling.n_tiles()).step_by(peers).collect();
-            let mut kept = Vec::with_capacity(mine.len());
-            for &t in &mine {
-                let (summary, keep) = local(t)?;
-                summary_in.send((t, summary));
-                kept.push((t, (!stream).then_some(keep)));
-            }
-            round!(0);
-            // Round 2 (worker 0): the global step, each tile's share to its owner.
-            if index == 0 {
-                let mut got = std::mem::take(&mut *summaries.borrow_mut());
-                got.sort_by_key(|(t, _)| *t);
-                if got.len() != tiling.n_tiles()
-                    || got.iter().enumerate().any(|(i, (t, _))| i != *t)
-                {
-                    return Err(format!(
-                        "worker 0 received {} tile summaries for {} tiles",
-                        got.len(),
-                        tiling.n_tiles()
-                    ));
-                }
-                let all: Vec<S> = got.into_iter().map(|(_, s)| s).collect();
-                for (t, share) in global(&tiling, all)?.into_iter().enumerate() {
-                    share_in.send((t, share));
-                }
-            }
-            round!(1);
-            // Round 3: finish and write each tile.
-            let mut got: std::collections::HashMap<usize, L> =
-                std::mem::take(&mut *shares.borrow_mut())
-                    .into_iter()
-                    .collect();
-            let mut here: Option<f64> = None;
-            for (t, keep) in kept {
-                let share = got.remove(&t).ok_or_else(|| {
-                    format!("nothing arrived for tile {t}: worker 0 stopped (its process says why)")
-                })?;
-                let keep = match keep {
-                    Some(keep) => keep,
-                    None => local(t)?.1,
-                };
-                let (number, cells) = finish(t, keep, share)?;
-                here = Some(here.map_or(number, |h| merge(h, number)));
-                write_tile(&out, header.len() as u64, cols, &tiling, t, cells.view())
-                    .map_err(|e| format!("writing tile {t}: {e}"))?;
-            }
-            out.sync_all().map_err(|e| e.to_string())?;
-            if index == 0 {
-                out.write_all_at(&header, 0).map_err(|e| e.to_string())?;
-            }
-            done_in.send(here.unwrap_or(0.0));
-            round!(2);
-            if index == 0 {
-                let (n, number) = *done.borrow();
-                if n != peers {
-                    return Err(format!("{n} of {peers} workers finished"));
-                }
-                std::fs::rename(&tmp, &output).map_err(|e| e.to_string())?;
-                return Ok(Some(number));
-            }
-            Ok(None)
-        })
-        .map_err(|e| DemError::input(Path::new("timely"), e))?;
-        let mut number = None;
-        for result in guards.join() {
-            match result {
-                Ok(Ok(Some(r))) => number = Some(r),
-                Ok(Ok(None)) => {}
-                Ok(Err(e)) | Err(e) => {
-                    return Err(DemError::Export(orogen_export::ExportError::Encode {
-                        what: format!("distributed {what}"),
-                        message: e,
-                    }));
-                }
-            }
-        }
-        Ok(number)
     }
 }
 

@@ -106,9 +106,8 @@ impl FillTile {
         let offsets: [isize; 8] = [-1, -wi - 1, -wi, -wi + 1, 1, wi + 1, wi, wi - 1];
 
         // Seeds in row-major order: true outlets (OCEAN), then each other perimeter cell its
-        // own label.
-        // An interior cell can be an outlet only next to an interior NaN: rows with none around
-        // them need only their two perimeter cells looked at.
+        // own label. An interior cell can be an outlet only next to an interior NaN: rows with
+        // none around them need only their two perimeter cells looked at.
         let row_nan: Vec<bool> = z
             .chunks(width)
             .map(|row| row[1..=w].iter().any(|v| v.is_nan()))
@@ -202,10 +201,11 @@ impl FillTile {
         // The lowest spill of each pair.
         packed.sort_unstable();
         packed.dedup_by_key(|e| *e >> 32);
-        let edges = packed
+        let mut edges: Vec<(u16, u16, f32)> = packed
             .into_iter()
             .map(|e| ((e >> 48) as u16, (e >> 32) as u16, unkey(e as u32)))
             .collect();
+        edges.shrink_to_fit();
 
         let mut tile_labels = Vec::with_capacity(h * w);
         for (r, mut row) in cells.axis_iter_mut(Axis(0)).enumerate() {

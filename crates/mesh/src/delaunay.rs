@@ -104,6 +104,14 @@ impl Delaunay {
 /// Errors: duplicate positions (naming both indices), non-finite coordinates, or no triangle at
 /// all (fewer than 3 sites, or all on one line).
 pub fn triangulate(sites: &[[f64; 2]]) -> Result<Delaunay, MeshError> {
+    let mut del = triangulate_unindexed(sites)?;
+    del.index_sites(sites.len());
+    Ok(del)
+}
+
+/// [`triangulate`] without `start` and `degree` (left empty), for callers that reorder the
+/// triangles at once ([`Delaunay::permute`] indexes them).
+pub(crate) fn triangulate_unindexed(sites: &[[f64; 2]]) -> Result<Delaunay, MeshError> {
     let n = sites.len();
     if n > (u32::MAX / 8) as usize {
         return Err(MeshError::TooMany { n });
@@ -185,14 +193,12 @@ pub fn triangulate(sites: &[[f64; 2]]) -> Result<Delaunay, MeshError> {
     drop(dt);
     // The reverse of a hull edge belongs to the outer face, which has no half-edge of ours.
     let opposite = reverse.iter().map(|&r| half_of_edge[r as usize]).collect();
-    let mut del = Delaunay {
+    Ok(Delaunay {
         triangles,
         opposite,
         start: Vec::new(),
         degree: Vec::new(),
-    };
-    del.index_sites(n);
-    Ok(del)
+    })
 }
 
 fn coord(p: [f64; 2]) -> robust::Coord<f64> {
@@ -203,6 +209,11 @@ impl Delaunay {
     /// The same triangulation with its triangles reordered: triangle `k` becomes old triangle
     /// `order[k]` (a permutation).
     pub fn permuted(&self, order: &[u32]) -> Delaunay {
+        self.permute(order, self.start.len())
+    }
+
+    /// [`Delaunay::permuted`] for a triangulation of `n` sites, indexed or not.
+    pub(crate) fn permute(&self, order: &[u32], n: usize) -> Delaunay {
         let mut new_of_old = vec![0u32; order.len()];
         for (k, &t) in order.iter().enumerate() {
             new_of_old[t as usize] = k as u32;
@@ -229,28 +240,36 @@ impl Delaunay {
             start: Vec::new(),
             degree: Vec::new(),
         };
-        del.index_sites(self.start.len());
+        del.index_sites(n);
         del
     }
 
-    /// Recomputes `start` and `degree` from the triangles and `opposite`.
+    /// Recomputes `start` and `degree` from the triangles and `opposite`, in one pass over the
+    /// triangles.
     fn index_sites(&mut self, n: usize) {
-        let n_half = self.triangles.len() * 3;
         let mut degree = vec![0u32; n];
         let mut start = vec![NONE; n];
-        // Start half-edges: any incoming one for inner sites; for hull sites the incoming
-        // half-edge whose successor is a hull edge.
-        for e in 0..n_half as u32 {
-            let b = self.target(e) as usize;
-            degree[b] += 1;
-            if start[b] == NONE {
-                start[b] = e;
-            }
-        }
-        for e in 0..n_half as u32 {
-            if self.opposite[e as usize] == NONE {
-                // Hull half-edge a -> b: its predecessor ends at a.
-                start[self.origin(e) as usize] = prev(e);
+        // Start half-edges: the first incoming one for inner sites; for hull sites the
+        // incoming half-edge whose successor is a hull edge (set whenever the hull edge comes,
+        // so it wins over any incoming half-edge seen before or after).
+        for (t, (tri, opp)) in self
+            .triangles
+            .iter()
+            .zip(self.opposite.chunks_exact(3))
+            .enumerate()
+        {
+            let e0 = 3 * t as u32;
+            for j in 0..3 {
+                // Half-edge e0 + j runs from tri[j] to tri[(j + 1) % 3].
+                let b = tri[(j + 1) % 3] as usize;
+                degree[b] += 1;
+                if start[b] == NONE {
+                    start[b] = e0 + j as u32;
+                }
+                if opp[j] == NONE {
+                    // Hull half-edge: its predecessor ends at its origin.
+                    start[tri[j] as usize] = e0 + ((j + 2) % 3) as u32;
+                }
             }
         }
         self.start = start;

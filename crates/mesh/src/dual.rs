@@ -17,7 +17,7 @@ pub fn sort_triangles(del: &Delaunay, sites: &[[f64; 2]], width: f64, height: f6
         .map(|t| centroid(sites, t))
         .collect();
     let order = zorder_permutation(&centroids, width, height);
-    del.permuted(&order)
+    del.permute(&order, sites.len())
 }
 
 fn centroid(sites: &[[f64; 2]], t: &[u32; 3]) -> [f64; 2] {

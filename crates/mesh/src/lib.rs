@@ -225,7 +225,7 @@ pub fn build_mesh(
     height: f64,
 ) -> Result<CellMesh, MeshError> {
     check_sites(sites, is_boundary, width, height)?;
-    let del = triangulate(sites)?;
+    let del = delaunay::triangulate_unindexed(sites)?;
     Ok(build_from(sites, is_boundary, del, width, height))
 }
 
@@ -269,7 +269,12 @@ fn relax(
     iterations: u32,
 ) -> Result<(Delaunay, Vec<f64>), MeshError> {
     // Triangles in Z-order: every pass over cells walks memory in order.
-    let mut del = dual::sort_triangles(&triangulate(sites)?, sites, width, height);
+    let mut del = dual::sort_triangles(
+        &delaunay::triangulate_unindexed(sites)?,
+        sites,
+        width,
+        height,
+    );
     let mut cvs = Vec::with_capacity(iterations as usize + 1);
     // When every hull site is fixed, moved sites keep the hull, and flips repair the
     // triangulation far faster than triangulating afresh.
@@ -301,7 +306,7 @@ fn relax(
         // Centroids of distinct cells are distinct; should rounding ever make two sites meet,
         // the moved one goes back to where it was, deliberately.
         let fresh = loop {
-            match triangulate(sites) {
+            match delaunay::triangulate_unindexed(sites) {
                 Err(MeshError::Duplicate { index, same_as }) => {
                     let back = if is_boundary[index] == 0 && sites[index] != old[index] {
                         index

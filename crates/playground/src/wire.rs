@@ -27,13 +27,13 @@ pub(crate) struct Arrays {
 
 impl Arrays {
     pub(crate) fn f32(&mut self, name: &'static str, values: impl IntoIterator<Item = f32>) {
-        let bytes: Vec<u8> = values.into_iter().flat_map(f32::to_le_bytes).collect();
+        let bytes = le_bytes(values, f32::to_le_bytes);
         let n = bytes.len() / 4;
         self.items.push((name, "f32", bytes, n));
     }
 
     pub(crate) fn u32(&mut self, name: &'static str, values: impl IntoIterator<Item = u32>) {
-        let bytes: Vec<u8> = values.into_iter().flat_map(u32::to_le_bytes).collect();
+        let bytes = le_bytes(values, u32::to_le_bytes);
         let n = bytes.len() / 4;
         self.items.push((name, "u32", bytes, n));
     }
@@ -76,6 +76,17 @@ impl Arrays {
             return out;
         }
     }
+}
+
+/// The little-endian bytes of `values`, one `extend` a value (a `flat_map` over the byte arrays
+/// costs several times more).
+fn le_bytes<T>(values: impl IntoIterator<Item = T>, bytes_of: fn(T) -> [u8; 4]) -> Vec<u8> {
+    let values = values.into_iter();
+    let mut bytes = Vec::with_capacity(4 * values.size_hint().0);
+    for v in values {
+        bytes.extend_from_slice(&bytes_of(v));
+    }
+    bytes
 }
 
 /// The mesh: site and corner positions, each corner's three regions, and the Voronoi edges

@@ -65,6 +65,8 @@ pub mod classify;
 pub mod color;
 pub mod moisture;
 
+use std::sync::Arc;
+
 use ndarray::Array3;
 use orogen_world::ids::water;
 use orogen_world::params::{ParamError, Spec, check_specs, in_range};
@@ -337,35 +339,69 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
 /// The part of the stage that neither the elevation, the water nor the moisture shaping can
 /// change: the moisture noise of every region (it depends only on the mesh, the seed, the map
 /// size and `noise_scale`, `scale_factor`, `offset`, `octaves`) and the colour table (on
-/// `whittaker`, `palette`, `blur_sigma`). A caller that changes none of those (the playground
-/// moving the water level) may keep it and run [`run_prepared`] again.
+/// `whittaker`, `palette`, `blur_sigma` alone, not on the mesh). A caller that changes none of
+/// those (the playground moving the water level) may keep it and run [`run_prepared`] again;
+/// one that changes the mesh only may hand it to [`prepare_reusing`] to keep its table.
 #[derive(Clone, Debug)]
 pub struct Prepared {
     noise: Vec<f32>,
-    table: ColorTable,
+    table: Arc<(TableInputs, ColorTable)>,
+}
+
+/// What the colour table is built from.
+#[derive(Clone, Debug, PartialEq)]
+struct TableInputs {
+    whittaker: Whittaker,
+    palette: Palette,
+    blur_sigma: f64,
 }
 
 /// The [`Prepared`] part of a world with a mesh (parameters checked first).
 pub fn prepare(world: &World, params: &Params) -> Result<Prepared, Error> {
+    prepare_reusing(world, params, None)
+}
+
+/// [`prepare`], taking the colour table from `earlier` (a [`Prepared`] of any mesh) when it
+/// was built from the same `whittaker`, `palette` and `blur_sigma`: the same result, without
+/// building the table again.
+pub fn prepare_reusing(
+    world: &World,
+    params: &Params,
+    earlier: Option<&Prepared>,
+) -> Result<Prepared, Error> {
     params.validate()?;
     let mesh = world.mesh()?;
     let stage_seed = seed::stage_seed(world.meta.seed, STAGE);
     // The noise crate's Fbm adds the octave to its seed: keep it far below u32::MAX.
     let noise_seed = (stage_seed >> 33) as u32;
-    // The noise field and the colour table do not depend on each other: side by side.
-    let (noise, table) = rayon::join(
-        || {
-            moisture::noise_field(
-                mesh.region_xy.view(),
-                world.meta.width.min(world.meta.height),
-                params.noise_scale * params.scale_factor,
-                params.offset,
-                params.octaves,
-                noise_seed,
-            )
-        },
-        || ColorTable::build(&params.whittaker, &params.palette, params.blur_sigma),
-    );
+    let inputs = TableInputs {
+        whittaker: params.whittaker.clone(),
+        palette: params.palette.clone(),
+        blur_sigma: params.blur_sigma,
+    };
+    let kept = earlier
+        .filter(|e| e.table.0 == inputs)
+        .map(|e| Arc::clone(&e.table));
+    let noise = || {
+        moisture::noise_field(
+            mesh.region_xy.view(),
+            world.meta.width.min(world.meta.height),
+            params.noise_scale * params.scale_factor,
+            params.offset,
+            params.octaves,
+            noise_seed,
+        )
+    };
+    let (noise, table) = match kept {
+        Some(table) => (noise(), table),
+        // The noise field and the colour table do not depend on each other: side by side.
+        None => {
+            let (noise, table) = rayon::join(noise, || {
+                ColorTable::build(&params.whittaker, &params.palette, params.blur_sigma)
+            });
+            (noise, Arc::new((inputs, table)))
+        }
+    };
     Ok(Prepared { noise, table })
 }
 
@@ -437,7 +473,7 @@ pub fn run_prepared(world: &mut World, params: &Params, prepared: &Prepared) -> 
         classify_regions(&params.whittaker, &elevation, &region_moisture, &water_kind);
     world.set_values("region_moisture", Domain::Region, region_moisture)?;
     world.set_values("region_biome", Domain::Region, region_biome)?;
-    let rgb: Array3<f32> = prepared.table.rgb.clone();
+    let rgb: Array3<f32> = prepared.table.1.rgb.clone();
     world.set_layer("biome_color_table", Domain::Free, rgb.into_dyn())?;
     Ok(())
 }
@@ -579,6 +615,35 @@ mod tests {
         for biome in &Biome::ALL[2..] {
             assert!(counts[biome.id() as usize] > 0, "{} absent", biome.name());
         }
+    }
+
+    #[test]
+    fn a_table_kept_from_another_mesh_gives_the_fresh_world_and_only_when_it_matches() {
+        let params = Params::default();
+        let first = grid_world(60, 3);
+        let earlier = prepare(&first, &params).unwrap();
+        // Another mesh (and seed): the table is taken over, the world is the fresh one's.
+        let fresh = |params: &Params| {
+            let mut w = grid_world(70, 4);
+            run(&mut w, params).unwrap();
+            layers(&w)
+        };
+        let mut second = grid_world(70, 4);
+        let kept = prepare_reusing(&second, &params, Some(&earlier)).unwrap();
+        assert!(Arc::ptr_eq(&kept.table, &earlier.table));
+        run_prepared(&mut second, &params, &kept).unwrap();
+        assert_eq!(layers(&second), fresh(&params));
+        // Other table inputs: the earlier table must not serve.
+        let sharper = Params {
+            blur_sigma: 2.0,
+            ..Params::default()
+        };
+        let mut third = grid_world(70, 4);
+        let own = prepare_reusing(&third, &sharper, Some(&earlier)).unwrap();
+        assert!(!Arc::ptr_eq(&own.table, &earlier.table));
+        run_prepared(&mut third, &sharper, &own).unwrap();
+        assert_eq!(layers(&third), fresh(&sharper));
+        assert_ne!(layers(&third).2, layers(&second).2);
     }
 
     #[test]

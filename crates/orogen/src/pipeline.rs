@@ -224,7 +224,9 @@ fn biome_params(config: &Config) -> orogen_biome::Params {
 /// from (so a stale part is never used). Today: the elevation stage's base heights (all but
 /// the water level and the power curve: `orogen_elevation::Base`) and the biome stage's
 /// moisture noise and colour table (all but the water level and the moisture shaping:
-/// `orogen_biome::Prepared`). The playground keeps one per cached mesh.
+/// `orogen_biome::Prepared`). The playground keeps one per cached mesh, and starts a new mesh
+/// from the last one's: the colour table does not depend on the mesh, and the keys keep every
+/// other part from serving another mesh.
 #[derive(Clone, Debug, Default)]
 pub struct Reuse {
     elevation: Option<(String, Arc<orogen_elevation::Base>)>,
@@ -318,8 +320,10 @@ fn run_stage_reusing(
             ]));
             let prepared = match &reuse.biome {
                 Some((k, prepared)) if *k == key => Arc::clone(prepared),
-                _ => {
-                    let prepared = Arc::new(orogen_biome::prepare(world, &biome)?);
+                // Made for another mesh or noise: its colour table may still serve.
+                earlier => {
+                    let earlier = earlier.as_ref().map(|(_, p)| &**p);
+                    let prepared = Arc::new(orogen_biome::prepare_reusing(world, &biome, earlier)?);
                     reuse.biome = Some((key, Arc::clone(&prepared)));
                     prepared
                 }

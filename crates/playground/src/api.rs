@@ -215,6 +215,9 @@ impl State {
         }
         let world = orogen::generate_mesh(config, timings)?;
         let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
+        // What the last mesh kept: its keys let only the parts that do not depend on the mesh
+        // (the colour table) serve this one.
+        let reuse = meshes.last().map(|m| m.reuse.clone()).unwrap_or_default();
         if !meshes.iter().any(|m| m.key == key) {
             if meshes.len() >= MESH_CACHE {
                 meshes.remove(0);
@@ -222,10 +225,10 @@ impl State {
             meshes.push(Meshed {
                 key,
                 world: Arc::new(world.clone()),
-                reuse: Reuse::default(),
+                reuse: reuse.clone(),
             });
         }
-        Ok((world, Reuse::default(), false))
+        Ok((world, reuse, false))
     }
 
     /// Keeps what a run on mesh `key` computed, for the next runs on it.

@@ -239,6 +239,23 @@ fn a_water_level_change_reuses_the_mesh_and_noise_and_gives_the_fresh_world() {
         &small("cache", json!({ "world": { "cells": 4000, "seed": 902 } })),
     );
     assert_eq!(other.header["mesh_cached"], json!(false));
+    // A new mesh starts from the last one's kept parts (the colour table serves again): still
+    // the fresh world.
+    let fresh: orogen::Config =
+        serde_json::from_value(json!({ "world": { "cells": 4000, "seed": 902 } })).unwrap();
+    let world = orogen::generate(&fresh).unwrap();
+    let moisture: Vec<u8> = world
+        .view::<f32>("region_moisture")
+        .unwrap()
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(other.arrays["region_moisture"], moisture);
+    assert_eq!(
+        other.arrays["region_biome"],
+        world.view1::<u8>("region_biome").unwrap().to_vec()
+    );
+    assert_eq!(other.arrays["table"], first.arrays["table"]);
 }
 
 #[test]

@@ -176,23 +176,36 @@ pub(crate) fn triangulate_unindexed(sites: &[[f64; 2]]) -> Result<Delaunay, Mesh
     // face's vertices as the origins of its adjacent edges, counter-clockwise), rotated so that
     // each triangle starts at its smallest site: the arrays do not depend on where spade's
     // construction happens to start a face.
+    // Per face (in parallel): its sites, and the spade index of each of its edges and of
+    // their reverses.
+    let faces: Vec<_> = dt.fixed_inner_faces().collect();
+    let per_face: Vec<([u32; 3], [u32; 3], [u32; 3])> = faces
+        .par_iter()
+        .map(|&f| {
+            let edges = dt.face(f).adjacent_edges();
+            let ids = edges.map(|e| e.from().data().idx);
+            let first = (0..3).min_by_key(|&j| ids[j]).unwrap_or(0);
+            let edge = |j: usize| edges[(first + j) % 3];
+            (
+                [0, 1, 2].map(|j| ids[(first + j) % 3]),
+                [0, 1, 2].map(|j| edge(j).fix().index() as u32),
+                [0, 1, 2].map(|j| edge(j).rev().fix().index() as u32),
+            )
+        })
+        .collect();
     let mut half_of_edge = vec![NONE; dt.num_directed_edges()];
-    let mut reverse = Vec::with_capacity(3 * n_faces);
-    let mut triangles = Vec::with_capacity(n_faces);
-    for (t, face) in dt.inner_faces().enumerate() {
-        let edges = face.adjacent_edges();
-        let ids = edges.map(|e| e.from().data().idx);
-        let first = (0..3).min_by_key(|&j| ids[j]).unwrap_or(0);
-        triangles.push([0, 1, 2].map(|j| ids[(first + j) % 3]));
-        for j in 0..3 {
-            let e = edges[(first + j) % 3];
-            half_of_edge[e.fix().index()] = (3 * t + j) as u32;
-            reverse.push(e.rev().fix().index() as u32);
+    for (t, (_, own, _)) in per_face.iter().enumerate() {
+        for (j, &e) in own.iter().enumerate() {
+            half_of_edge[e as usize] = (3 * t + j) as u32;
         }
     }
     drop(dt);
+    let triangles = per_face.par_iter().map(|f| f.0).collect();
     // The reverse of a hull edge belongs to the outer face, which has no half-edge of ours.
-    let opposite = reverse.iter().map(|&r| half_of_edge[r as usize]).collect();
+    let opposite = per_face
+        .par_iter()
+        .flat_map_iter(|f| f.2.map(|r| half_of_edge[r as usize]))
+        .collect();
     Ok(Delaunay {
         triangles,
         opposite,

@@ -205,14 +205,42 @@ fn spread(mut v: u64) -> u64 {
 /// input index of the `k`-th point.
 pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u32> {
     let (inv_w, inv_h) = (1.0 / width, 1.0 / height);
-    let mut keyed: Vec<(u64, u32)> = points
+    let keyed: Vec<(u64, u32)> = points
         .par_iter()
         .enumerate()
         .map(|(i, p)| (morton(p[0], p[1], inv_w, inv_h), i as u32))
         .collect();
-    // Keys are distinct (the index breaks ties): the same order on any number of threads.
-    keyed.par_sort_unstable();
-    keyed.into_par_iter().map(|(_, i)| i).collect()
+    radix_sort(keyed).into_iter().map(|(_, i)| i).collect()
+}
+
+/// Sorts `(key, index)` pairs given in index order by key, ties in index order: a stable
+/// least-significant-digit radix sort on 11-bit digits, skipping a digit all keys share.
+fn radix_sort(mut items: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
+    const BITS: u32 = 11;
+    const BUCKETS: usize = 1 << BITS;
+    let mut out = vec![(0u64, 0u32); items.len()];
+    let mut count = vec![0usize; BUCKETS];
+    for shift in (0..64).step_by(BITS as usize) {
+        let digit = |k: u64| ((k >> shift) as usize) & (BUCKETS - 1);
+        count.fill(0);
+        for &(k, _) in &items {
+            count[digit(k)] += 1;
+        }
+        if count.contains(&items.len()) {
+            continue;
+        }
+        let mut sum = 0;
+        for c in &mut count {
+            (*c, sum) = (sum, sum + *c);
+        }
+        for &item in &items {
+            let d = digit(item.0);
+            out[count[d]] = item;
+            count[d] += 1;
+        }
+        std::mem::swap(&mut items, &mut out);
+    }
+    items
 }
 
 /// Removes exact duplicate positions deliberately, keeping the first occurrence (a boundary
@@ -222,22 +250,38 @@ pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u
 pub fn dedup_sites(points: &[[f64; 2]], is_boundary: &[u8]) -> Vec<u32> {
     // Adding 0.0 turns -0.0 into +0.0, so equal values have equal bits.
     let bits = |v: f64| (v + 0.0).to_bits();
-    let key = |i: u32| {
+    let place = |i: u32| {
         let p = points[i as usize];
-        let interior = is_boundary.get(i as usize).copied().unwrap_or(0) == 0;
-        (bits(p[0]), bits(p[1]), u8::from(interior), i)
+        (bits(p[0]), bits(p[1]))
     };
-    let mut order: Vec<u32> = (0..points.len() as u32).collect();
-    // Keys are distinct (the index breaks ties): the same order on any number of threads.
-    order.par_sort_unstable_by_key(|&i| key(i));
-    let mut keep = vec![false; points.len()];
-    let mut prev: Option<(u64, u64)> = None;
-    for &i in &order {
-        let (x, y, _, _) = key(i);
-        if prev != Some((x, y)) {
-            keep[i as usize] = true;
+    // Which copy of a place is kept: boundary first, then the first index.
+    let rank = |i: u32| {
+        let interior = is_boundary.get(i as usize).copied().unwrap_or(0) == 0;
+        (u8::from(interior), i)
+    };
+    // Sorted by a hash of the place (a radix sort: the same order on any number of threads),
+    // every copy of a place lies in one run of equal hashes; the rare runs of more than one
+    // entry are sorted by place and rank.
+    let hashed: Vec<(u64, u32)> = (0..points.len() as u32)
+        .into_par_iter()
+        .map(|i| {
+            let (x, y) = place(i);
+            let h = (x ^ y.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            (h ^ (h >> 31), i)
+        })
+        .collect();
+    let mut sorted = radix_sort(hashed);
+    let mut keep = vec![true; points.len()];
+    for run in sorted.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() == 1 {
+            continue;
         }
-        prev = Some((x, y));
+        run.sort_unstable_by_key(|&(_, i)| (place(i), rank(i)));
+        for pair in run.windows(2) {
+            if place(pair[0].1) == place(pair[1].1) {
+                keep[pair[1].1 as usize] = false;
+            }
+        }
     }
     (0..points.len() as u32)
         .filter(|&i| keep[i as usize])
@@ -305,6 +349,43 @@ mod tests {
         let pts = [[0.5, 0.5], [0.0, 0.0], [0.5, 0.5], [-0.0, 0.0], [0.2, 0.1]];
         let boundary = [0, 0, 0, 1, 0];
         assert_eq!(dedup_sites(&pts, &boundary), vec![0, 3, 4]);
+    }
+
+    #[test]
+    fn radix_sort_is_the_comparison_sort_with_ties_in_index_order() {
+        let mut rng = rng_from_seed(11);
+        // Few distinct keys (many ties), keys sharing high digits, and keys over all 64 bits.
+        for (n, mask) in [(3000, 0x7), (3000, 0xFFFF_F000), (5000, u64::MAX), (1, 5)] {
+            let items: Vec<(u64, u32)> = (0..n).map(|i| (rng.next_u64() & mask, i)).collect();
+            let mut expected = items.clone();
+            expected.sort_unstable();
+            assert_eq!(radix_sort(items), expected, "mask {mask:#x}");
+        }
+    }
+
+    #[test]
+    fn dedup_keeps_the_best_copy_of_every_place_among_many_copies() {
+        let mut rng = rng_from_seed(5);
+        let places: Vec<[f64; 2]> = (0..40)
+            .map(|_| [open_unit(&mut rng), open_unit(&mut rng)])
+            .chain([[0.0, 0.5], [-0.0, 0.5]])
+            .collect();
+        let pts: Vec<[f64; 2]> = (0..3000)
+            .map(|_| places[index_below(&mut rng, places.len())])
+            .collect();
+        let flags: Vec<u8> = (0..3000)
+            .map(|_| (rng.next_u64() % 5 == 0).into())
+            .collect();
+        // Kept: no other copy of its place (signed zeros alike) is boundary, or earlier and
+        // of the same kind.
+        let same = |a: [f64; 2], b: [f64; 2]| a[0] == b[0] && a[1] == b[1];
+        let rank = |i: usize| (flags[i] == 0, i);
+        let expected: Vec<u32> = (0..pts.len())
+            .filter(|&i| !(0..pts.len()).any(|j| same(pts[i], pts[j]) && rank(j) < rank(i)))
+            .map(|i| i as u32)
+            .collect();
+        assert_eq!(expected.len(), 41);
+        assert_eq!(dedup_sites(&pts, &flags), expected);
     }
 
     #[test]

@@ -374,7 +374,7 @@ mod tests {
             .map(|_| places[index_below(&mut rng, places.len())])
             .collect();
         let flags: Vec<u8> = (0..3000)
-            .map(|_| (rng.next_u64() % 5 == 0).into())
+            .map(|_| rng.next_u64().is_multiple_of(5).into())
             .collect();
         // Kept: no other copy of its place (signed zeros alike) is boundary, or earlier and
         // of the same kind.

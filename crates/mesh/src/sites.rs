@@ -213,34 +213,35 @@ pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u
     radix_sort(keyed).into_iter().map(|(_, i)| i).collect()
 }
 
-/// Sorts `(key, index)` pairs given in index order by key, ties in index order: a stable
-/// least-significant-digit radix sort on 11-bit digits, skipping a digit all keys share.
-fn radix_sort(mut items: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
-    const BITS: u32 = 11;
-    const BUCKETS: usize = 1 << BITS;
-    let mut out = vec![(0u64, 0u32); items.len()];
-    let mut count = vec![0usize; BUCKETS];
-    for shift in (0..64).step_by(BITS as usize) {
-        let digit = |k: u64| ((k >> shift) as usize) & (BUCKETS - 1);
-        count.fill(0);
-        for &(k, _) in &items {
-            count[digit(k)] += 1;
-        }
-        if count.contains(&items.len()) {
-            continue;
-        }
-        let mut sum = 0;
-        for c in &mut count {
-            (*c, sum) = (sum, sum + *c);
-        }
-        for &item in &items {
-            let d = digit(item.0);
-            out[count[d]] = item;
-            count[d] += 1;
-        }
-        std::mem::swap(&mut items, &mut out);
+/// Sorts `(key, index)` pairs by key, then index (indices distinct: one order on any number of
+/// threads): one pass deals them into buckets by the key's top bits (about one bucket per
+/// pair), then each bucket holding more than one pair is sorted on its own. Keys spread over
+/// their range (Morton codes, hashes) leave a few pairs a bucket; keys crowded into few buckets
+/// cost a comparison sort.
+fn radix_sort(items: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
+    let n = items.len();
+    let bits = (usize::BITS - n.leading_zeros()).clamp(1, 20);
+    let shift = 64 - bits;
+    let mut start = vec![0u32; (1usize << bits) + 1];
+    for &(k, _) in &items {
+        start[(k >> shift) as usize + 1] += 1;
     }
-    items
+    for b in 1..start.len() {
+        start[b] += start[b - 1];
+    }
+    let mut next = start.clone();
+    let mut out = vec![(0u64, 0u32); n];
+    for &item in &items {
+        let b = (item.0 >> shift) as usize;
+        out[next[b] as usize] = item;
+        next[b] += 1;
+    }
+    for b in start.windows(2) {
+        if b[1] - b[0] > 1 {
+            out[b[0] as usize..b[1] as usize].sort_unstable();
+        }
+    }
+    out
 }
 
 /// Removes exact duplicate positions deliberately, keeping the first occurrence (a boundary
@@ -354,8 +355,15 @@ mod tests {
     #[test]
     fn radix_sort_is_the_comparison_sort_with_ties_in_index_order() {
         let mut rng = rng_from_seed(11);
-        // Few distinct keys (many ties), keys sharing high digits, and keys over all 64 bits.
-        for (n, mask) in [(3000, 0x7), (3000, 0xFFFF_F000), (5000, u64::MAX), (1, 5)] {
+        // Few distinct keys (many ties, one bucket), keys only in low or only in high bits,
+        // and keys over all 64 bits.
+        for (n, mask) in [
+            (3000, 0x7),
+            (3000, 0xFFFF_F000),
+            (3000, 0xFFFF_0000_0000_0000),
+            (5000, u64::MAX),
+            (1, 5),
+        ] {
             let items: Vec<(u64, u32)> = (0..n).map(|i| (rng.next_u64() & mask, i)).collect();
             let mut expected = items.clone();
             expected.sort_unstable();

@@ -210,7 +210,7 @@ pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u
         .enumerate()
         .map(|(i, p)| (morton(p[0], p[1], inv_w, inv_h), i as u32))
         .collect();
-    radix_sort(keyed).into_iter().map(|(_, i)| i).collect()
+    bucket_sort(keyed).into_iter().map(|(_, i)| i).collect()
 }
 
 /// Sorts `(key, index)` pairs by key, then index (indices distinct: one order on any number of
@@ -218,7 +218,7 @@ pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u
 /// pair), then each bucket holding more than one pair is sorted on its own. Keys spread over
 /// their range (Morton codes, hashes) leave a few pairs a bucket; keys crowded into few buckets
 /// cost a comparison sort.
-fn radix_sort(items: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
+fn bucket_sort(items: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
     let n = items.len();
     let bits = (usize::BITS - n.leading_zeros()).clamp(1, 20);
     let shift = 64 - bits;
@@ -271,7 +271,7 @@ pub fn dedup_sites(points: &[[f64; 2]], is_boundary: &[u8]) -> Vec<u32> {
             (h ^ (h >> 31), i)
         })
         .collect();
-    let mut sorted = radix_sort(hashed);
+    let mut sorted = bucket_sort(hashed);
     let mut keep = vec![true; points.len()];
     for run in sorted.chunk_by_mut(|a, b| a.0 == b.0) {
         if run.len() == 1 {
@@ -353,7 +353,7 @@ mod tests {
     }
 
     #[test]
-    fn radix_sort_is_the_comparison_sort_with_ties_in_index_order() {
+    fn bucket_sort_is_the_comparison_sort_with_ties_in_index_order() {
         let mut rng = rng_from_seed(11);
         // Few distinct keys (many ties, one bucket), keys only in low or only in high bits,
         // and keys over all 64 bits.
@@ -367,7 +367,7 @@ mod tests {
             let items: Vec<(u64, u32)> = (0..n).map(|i| (rng.next_u64() & mask, i)).collect();
             let mut expected = items.clone();
             expected.sort_unstable();
-            assert_eq!(radix_sort(items), expected, "mask {mask:#x}");
+            assert_eq!(bucket_sort(items), expected, "mask {mask:#x}");
         }
     }
 

@@ -146,6 +146,23 @@ impl OutDir {
         Ok(path)
     }
 
+    /// An empty staging list on the same folder, for outputs written side by side: hand it
+    /// back with [`OutDir::absorb`] (dropped instead, it removes what it staged).
+    pub fn fork(&self) -> OutDir {
+        OutDir {
+            dir: self.dir.clone(),
+            files: Vec::new(),
+            staged: Vec::new(),
+        }
+    }
+
+    /// Takes over what `part` (a [`OutDir::fork`] of this folder) staged, after what this one
+    /// staged: the names keep the order the parts are absorbed in.
+    pub fn absorb(&mut self, mut part: OutDir) {
+        self.files.append(&mut part.files);
+        self.staged.append(&mut part.staged);
+    }
+
     /// The names written so far, in order.
     pub fn files(&self) -> &[String] {
         &self.files

@@ -1,4 +1,7 @@
 use std::path::Path;
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
 
 use orogen_export::atomic::OutDir;
 use orogen_export::grid::PixelGrid;
@@ -82,61 +85,130 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     let wants = |output| wanted.contains(&output);
     let mut out = OutDir::create(dir)?;
     let config_json = serde_json::to_value(config).expect("a config always serialises");
+    // Each output (or group sharing a raster) is one job writing into its own part of the
+    // folder; the parts are absorbed in the jobs' order, so the names come in the same order
+    // whether the jobs run one after another or side by side.
+    // What the landscape and heightmap jobs hand back for `world.json`.
+    let landscape_sampling = OnceLock::new();
+    let written_mapping = OnceLock::new();
+    let mut jobs: Vec<Job<'_>> = Vec::new();
     if wants(Npz) {
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
-        out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
+        jobs.push(Box::new(move |out| {
+            out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
+            Ok(())
+        }));
     }
-    if world.has_layer("region_biome") {
-        write_biome_outputs(world, config, wants(Colormap), wants(Biomes), &mut out)?;
+    if world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes)) {
+        let (colors, biomes) = (wants(Colormap), wants(Biomes));
+        jobs.push(Box::new(move |out| {
+            write_biome_outputs(world, config, colors, biomes, out)
+        }));
     }
     if world.has_mesh() && wants(Mesh) {
         let nx = config.export.resolution;
-        out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
+        jobs.push(Box::new(move |out| {
+            out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
+            Ok(())
+        }));
+    }
+    if config.pipeline() == crate::Pipeline::Classic && wants(Landscape) {
+        let sampling = &landscape_sampling;
+        jobs.push(Box::new(move |out| {
+            let _ = sampling.set(write_landscape(world, config, out)?);
+            Ok(())
+        }));
     }
     let mut sampling = None;
-    let mut height_mapping = None;
-    if config.pipeline() == crate::Pipeline::Classic && wants(Landscape) {
-        sampling = Some(write_landscape(world, config, &mut out)?);
-    }
     if world.has_layer("region_elevation") {
         let grid = raster_grid(world, config)?;
+        sampling = Some(SamplingJson::from(&grid));
         let files = heightmap::HeightmapFiles {
             png: wants(Heightmap),
             r16: wants(R16),
             exr: wants(Exr),
         };
         if files.png || files.r16 || files.exr {
-            height_mapping = Some(heightmap::write_heightmaps(
-                &mut out,
-                world,
-                &grid,
-                config.export.normalize,
-                config.export.engine,
-                files,
-            )?);
+            let mapping = &written_mapping;
+            jobs.push(Box::new(move |out| {
+                let _ = mapping.set(heightmap::write_heightmaps(
+                    out,
+                    world,
+                    &grid,
+                    config.export.normalize,
+                    config.export.engine,
+                    files,
+                )?);
+                Ok(())
+            }));
         }
-        sampling = Some(SamplingJson::from(&grid));
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
         if world.has_layer("rivers") && wants(Rivers) {
-            let mask = orogen_export::rivers::river_mask(
-                world,
-                &grid,
-                &orogen_export::stroke::StrokeStyle::default(),
-            )?;
-            out.write("rivers.png", |w| {
-                orogen_export::png::write_gray8(w, mask.view())
-            })?;
+            jobs.push(Box::new(move |out| {
+                let mask = orogen_export::rivers::river_mask(
+                    world,
+                    &grid,
+                    &orogen_export::stroke::StrokeStyle::default(),
+                )?;
+                out.write("rivers.png", |w| {
+                    orogen_export::png::write_gray8(w, mask.view())
+                })?;
+                Ok(())
+            }));
         }
     }
     // Engine terrain layers: splat maps per biome group.
     if world.has_mesh() && wants(Splat) {
         let grid = raster_grid(world, config)?;
-        orogen_export::splat::write_layers(&mut out, world, &grid)?;
+        jobs.push(Box::new(move |out| {
+            orogen_export::splat::write_layers(out, world, &grid)?;
+            Ok(())
+        }));
     }
     if world.has_mesh() && wants(Geojson) {
-        out.write(geojson::FILE, |w| geojson::write_geojson(w, world))?;
+        jobs.push(Box::new(move |out| {
+            out.write(geojson::FILE, |w| geojson::write_geojson(w, world))?;
+            Ok(())
+        }));
     }
-    let height_mapping = match height_mapping {
+    if world.has_layer("region_elevation") && world.has_layer("corner_elevation") {
+        let colors = Some(colormap_options(config));
+        if wants(Glb) {
+            jobs.push(Box::new(move |out| {
+                let options = config.export.glb_options(colors);
+                orogen_export::gltf::write_glb(out, world, &options)?;
+                Ok(())
+            }));
+        }
+        if wants(Preview3d) {
+            jobs.push(Box::new(move |out| {
+                let options = config.export.preview_options(colors);
+                orogen_export::preview3d::write_preview3d(out, world, &options)?;
+                Ok(())
+            }));
+        }
+    }
+    // Side by side while each output's rasters are small; one at a time above that, so the
+    // peak memory is one output's, not the sum of all.
+    let side = config
+        .export
+        .resolution
+        .max(config.export.heightmap_size().unwrap_or(0));
+    let run = |job: Job<'_>| -> Result<OutDir, Error> {
+        let mut part = out.fork();
+        job(&mut part)?;
+        Ok(part)
+    };
+    let parts: Vec<Result<OutDir, Error>> = if side <= SIDE_BY_SIDE_MAX_PIXELS {
+        jobs.into_par_iter().map(run).collect()
+    } else {
+        jobs.into_iter().map(run).collect()
+    };
+    for part in parts {
+        out.absorb(part?);
+    }
+    let sampling = sampling.or_else(|| landscape_sampling.into_inner());
+    let height_mapping = match written_mapping.into_inner() {
         Some(m) => m,
         // No heightmap written: the mapping one would have used (the same master, so `minmax`
         // records the world's own range, never an empty one).
@@ -161,17 +233,6 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             HeightMapping::new(&world.meta, normalize, range)
         }
     };
-    if world.has_layer("region_elevation") && world.has_layer("corner_elevation") {
-        let colors = Some(colormap_options(config));
-        if wants(Glb) {
-            let options = config.export.glb_options(colors);
-            orogen_export::gltf::write_glb(&mut out, world, &options)?;
-        }
-        if wants(Preview3d) {
-            let options = config.export.preview_options(colors);
-            orogen_export::preview3d::write_preview3d(&mut out, world, &options)?;
-        }
-    }
     let files = out.files().to_vec();
     let sidecar = WorldJson {
         orogen_version: env!("CARGO_PKG_VERSION"),
@@ -184,6 +245,12 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     out.write("world.json", |w| sidecar.write(w))?;
     Ok(out.commit()?)
 }
+
+/// One output job of [`write_outputs`]: it writes into its own part of the folder.
+type Job<'a> = Box<dyn FnOnce(&mut OutDir) -> Result<(), Error> + Send + 'a>;
+
+/// The largest raster side (pixels) at which [`write_outputs`] runs the outputs side by side.
+const SIDE_BY_SIDE_MAX_PIXELS: usize = 2048;
 
 /// The colour map options of this config (the biome palette's water colours).
 fn colormap_options(config: &Config) -> colormap::ColormapOptions {

@@ -198,12 +198,6 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
     let mut rng = stage_rng(world.meta.seed, "flora");
     let models_seed = rng.next_u64();
     let place_seed = rng.next_u64();
-    let models = grow_models(
-        &params.species,
-        &params.growth,
-        params.models_per_species,
-        models_seed,
-    )?;
     let ground = Ground {
         width,
         height,
@@ -211,13 +205,28 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
         region_of: &|p| locator.region_of(p),
         blocked: &|p| mask.contains(p),
     };
-    let instances = place(
-        &ground,
-        &params.species,
-        &table,
-        &params.placement(),
-        place_seed,
-    )?;
+    // The models and the placement do not depend on each other (each has its own seed): side
+    // by side.
+    let (models, instances) = rayon::join(
+        || {
+            grow_models(
+                &params.species,
+                &params.growth,
+                params.models_per_species,
+                models_seed,
+            )
+        },
+        || {
+            place(
+                &ground,
+                &params.species,
+                &table,
+                &params.placement(),
+                place_seed,
+            )
+        },
+    );
+    let (models, instances) = (models?, instances?);
     write_instances(world, &instances)?;
     write_models(world, &models)?;
     Ok(())

@@ -234,12 +234,9 @@ fn corner_elevation(world: &World) -> Result<Array1<f32>, ExportError> {
     Ok(Array1::from(corner_mean(world.mesh()?, |r| region_e[r])))
 }
 
-/// Field indices of the colour map's interpolation pass.
+/// Field indices of the shore's raster (elevation, lake depth).
 const E: usize = 0;
 const LAKE: usize = 1;
-const M: usize = 2;
-const GX: usize = 3;
-const GY: usize = 4;
 
 /// The lake depth of every region and corner: the surface of the region's lake (or of a lake up
 /// to two regions away) minus the elevation; at least `DEPTH_EPS` in a lake region, at most
@@ -533,57 +530,126 @@ fn tint(c: Rgb, d: f32) -> Rgb {
 /// The colour map's pixels from a raster of `K` fields per pixel (elevation, lake depth,
 /// moisture, and with `K = 5` the slope, shaded), and the water share of each pixel when
 /// `with_water` (for the rivers' shore clip; empty otherwise).
+/// Paints the colour map's pixels from the shore's elevation and lake depth (`ed`, 2 fields a
+/// pixel) and the colour map's own fields (`rest`, `K` a pixel: moisture, then the slope's two
+/// components when `K` is 3).
 fn paint<const K: usize>(
-    f: &[f32],
+    ed: &[f32],
+    rest: &[f32],
     nx: usize,
     ny: usize,
     table: ndarray::ArrayView3<'_, f32>,
     options: &ColormapOptions,
-    with_water: bool,
-) -> (Vec<[u8; 3]>, Vec<f32>) {
+) -> Vec<[u8; 3]> {
     let w = options.water;
     let sun = crate::relief::sun();
     let strength = f64::from(options.hillshade);
     let mut rgb = vec![[0u8; 3]; nx * ny];
-    let mut water = vec![0.0f32; if with_water { nx * ny } else { 0 }];
-    let pixel = |i: usize, j: usize| -> ([u8; 3], f32) {
-        let p = &f[(j * nx + i) * K..(j * nx + i + 1) * K];
-        let wat = Water::at(f, K, nx, ny, i, j);
+    let pixel = |i: usize, j: usize| -> [u8; 3] {
+        let e = ed[(j * nx + i) * 2 + E];
+        let p = &rest[(j * nx + i) * K..(j * nx + i + 1) * K];
+        let wat = Water::at(ed, 2, nx, ny, i, j);
         let mut c = [0.0; 3];
         if wat.sea < 1.0 && wat.lake < 1.0 {
-            c = table_lookup(table, p[E], p[M]);
-            if K > GY {
-                let (gx, gy) = (f64::from(p[GX]) * strength, f64::from(p[GY]) * strength);
+            c = table_lookup(table, e, p[0]);
+            if K > 1 {
+                let (gx, gy) = (f64::from(p[1]) * strength, f64::from(p[2]) * strength);
                 let s = crate::relief::shade(gx, gy, sun, HILLSHADE_AMOUNT) as f32;
                 c = c.map(|v| v * s);
             }
         }
         if wat.sea > 0.0 {
-            let sea = tint(ocean_color(w.shallow, w.deep, -p[E]), wat.sea_d);
+            let sea = tint(ocean_color(w.shallow, w.deep, -e), wat.sea_d);
             c = mix(c, sea, wat.sea);
         }
         if wat.lake > 0.0 {
             c = mix(c, tint(w.lake, wat.lake_d), wat.lake);
         }
-        (c.map(to_u8), wat.cover())
+        c.map(to_u8)
     };
-    if with_water {
-        rgb.par_chunks_mut(nx)
-            .zip(water.par_chunks_mut(nx))
-            .enumerate()
-            .for_each(|(j, (row, wrow))| {
-                for (i, (px, wp)) in row.iter_mut().zip(wrow.iter_mut()).enumerate() {
-                    (*px, *wp) = pixel(i, j);
-                }
-            });
-    } else {
-        rgb.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
-            for (i, px) in row.iter_mut().enumerate() {
-                *px = pixel(i, j).0;
+    rgb.par_chunks_mut(nx).enumerate().for_each(|(j, row)| {
+        for (i, px) in row.iter_mut().enumerate() {
+            *px = pixel(i, j);
+        }
+    });
+    rgb
+}
+
+/// What the colour map, the biome map and the river mask of one grid share: the elevation and
+/// lake depth interpolated on it (2 fields a pixel), the water share of each pixel (the shore
+/// rule) and the river coverage drawn over it. Build it once for several of them.
+#[derive(Clone, Debug)]
+pub struct Shore {
+    nx: usize,
+    ny: usize,
+    fields: Vec<f32>,
+    water: Vec<f32>,
+    rivers: Option<Vec<f32>>,
+}
+
+impl Shore {
+    /// The shore of `grid`, with the rivers of `rivers` (a stroke style) when the world has a
+    /// `rivers` layer. Reads the layers of [`water_coverage`] and, with rivers, those of
+    /// [`river_coverage`].
+    pub fn new(
+        world: &World,
+        grid: &PixelGrid,
+        rivers: Option<&StrokeStyle>,
+    ) -> Result<Shore, ExportError> {
+        let fields = water_raster(world, grid)?.into_raw_vec_and_offset().0;
+        let water = water_cover(&fields, grid.nx, grid.ny);
+        let rivers = match rivers {
+            Some(style) if world.has_layer("rivers") => {
+                Some(river_coverage(world, grid, style, &water)?)
             }
-        });
+            _ => None,
+        };
+        Ok(Shore {
+            nx: grid.nx,
+            ny: grid.ny,
+            fields,
+            water,
+            rivers,
+        })
     }
-    (rgb, water)
+
+    /// The grid's size `(nx, ny)`.
+    pub fn size(&self) -> (usize, usize) {
+        (self.nx, self.ny)
+    }
+
+    /// The elevation interpolated on the grid (`ny x nx`), the same values as
+    /// [`elevation_raster`].
+    pub fn elevation(&self) -> Array2<f32> {
+        let e: Vec<f32> = self.fields.iter().step_by(2).copied().collect();
+        Array2::from_shape_vec((self.ny, self.nx), e).expect("one value per pixel")
+    }
+
+    /// The water share of each pixel (`ny x nx` in row order), as [`water_coverage`].
+    pub fn water(&self) -> &[f32] {
+        &self.water
+    }
+
+    /// The river coverage of each pixel, as [`river_coverage`]; `None` when built without
+    /// rivers or for a world without them.
+    pub fn rivers(&self) -> Option<&[f32]> {
+        self.rivers.as_deref()
+    }
+
+    /// An error unless the shore was built on a grid of `grid`'s size.
+    pub fn check(&self, grid: &PixelGrid) -> Result<(), ExportError> {
+        if (self.nx, self.ny) == (grid.nx, grid.ny) {
+            return Ok(());
+        }
+        Err(WorldError::BadLayer {
+            name: "shore".into(),
+            problem: format!(
+                "is {} x {} pixels, the grid {} x {}",
+                self.nx, self.ny, grid.nx, grid.ny
+            ),
+        }
+        .into())
+    }
 }
 
 /// Paints the colour map (`ny x nx x 3`, 8-bit RGB). Reads the mesh, `region_elevation`
@@ -594,6 +660,20 @@ pub fn colormap(
     grid: &PixelGrid,
     options: &ColormapOptions,
 ) -> Result<Array3<u8>, ExportError> {
+    let style = StrokeStyle::default();
+    let shore = Shore::new(world, grid, options.rivers.then_some(&style))?;
+    colormap_on(world, grid, options, &shore)
+}
+
+/// [`colormap`] on a [`Shore`] of the same grid built with the default [`StrokeStyle`] (the
+/// rivers are drawn when `options.rivers` and the shore has them).
+pub fn colormap_on(
+    world: &World,
+    grid: &PixelGrid,
+    options: &ColormapOptions,
+    shore: &Shore,
+) -> Result<Array3<u8>, ExportError> {
+    shore.check(grid)?;
     let mesh = world.mesh()?;
     let region_m = world.view1::<f32>("region_moisture")?;
     let table = world.view::<f32>("biome_color_table")?;
@@ -605,44 +685,31 @@ pub fn colormap(
             name: "biome_color_table".into(),
             problem: "is not an n x m x 3 table".into(),
         })?;
-    // Every field is interpolated by `orogen_world::interp`, the one place rasters come from,
-    // in one pass: elevation, lake depth, moisture and the slope.
-    let ((region_e, corner_e), (region_d, corner_d)) = water_fields(world)?;
+    // Every field is interpolated by `orogen_world::interp`, the one place rasters come from:
+    // the elevation and lake depth are the shore's, moisture and the slope one pass here.
     let corner_m = corner_mean(mesh, |r| region_m[r]);
     let (nx, ny) = (grid.nx, grid.ny);
-    let draw_rivers = options.rivers && world.has_layer("rivers");
-    // The slope fields only when shading: without them the raster holds 3 fields, not 5.
-    let (mut rgb, water) = if options.hillshade > 0.0 {
+    // The slope fields only when shading: without them the raster holds 1 field, not 3.
+    let mut rgb = if options.hillshade > 0.0 {
         let (region_g, corner_g) = slopes(world)?;
-        let region: Vec<[f32; 5]> = (0..mesh.n_regions())
-            .map(|r| {
-                let g = region_g[r];
-                [region_e[r], region_d[r], region_m[r], g[0], g[1]]
-            })
-            .collect();
-        let corner: Vec<[f32; 5]> = (0..mesh.n_corners())
-            .map(|c| {
-                let g = corner_g[c];
-                [corner_e[c], corner_d[c], corner_m[c], g[0], g[1]]
-            })
-            .collect();
-        let fields = rasterize_mesh_fields(mesh, &region, &corner, &grid.sampling())?;
-        let f = fields.as_slice().expect("a new raster is contiguous");
-        paint::<5>(f, nx, ny, table, options, draw_rivers)
-    } else {
         let region: Vec<[f32; 3]> = (0..mesh.n_regions())
-            .map(|r| [region_e[r], region_d[r], region_m[r]])
+            .map(|r| [region_m[r], region_g[r][0], region_g[r][1]])
             .collect();
         let corner: Vec<[f32; 3]> = (0..mesh.n_corners())
-            .map(|c| [corner_e[c], corner_d[c], corner_m[c]])
+            .map(|c| [corner_m[c], corner_g[c][0], corner_g[c][1]])
             .collect();
         let fields = rasterize_mesh_fields(mesh, &region, &corner, &grid.sampling())?;
         let f = fields.as_slice().expect("a new raster is contiguous");
-        paint::<3>(f, nx, ny, table, options, draw_rivers)
+        paint::<3>(&shore.fields, f, nx, ny, table, options)
+    } else {
+        let region: Vec<[f32; 1]> = (0..mesh.n_regions()).map(|r| [region_m[r]]).collect();
+        let corner: Vec<[f32; 1]> = corner_m.iter().map(|&m| [m]).collect();
+        let fields = rasterize_mesh_fields(mesh, &region, &corner, &grid.sampling())?;
+        let f = fields.as_slice().expect("a new raster is contiguous");
+        paint::<1>(&shore.fields, f, nx, ny, table, options)
     };
     let w = options.water;
-    if draw_rivers {
-        let cover = river_coverage(world, grid, &StrokeStyle::default(), &water)?;
+    if let (true, Some(cover)) = (options.rivers, &shore.rivers) {
         rgb.par_iter_mut()
             .zip(cover.par_iter())
             .for_each(|(px, &a)| {
@@ -666,6 +733,18 @@ pub fn biome_map(
     grid: &PixelGrid,
     colors: &[Rgb],
 ) -> Result<Array3<u8>, ExportError> {
+    let shore = Shore::new(world, grid, Some(&StrokeStyle::default()))?;
+    biome_map_on(world, grid, colors, &shore)
+}
+
+/// [`biome_map`] on a [`Shore`] of the same grid (rivers drawn when the shore has them).
+pub fn biome_map_on(
+    world: &World,
+    grid: &PixelGrid,
+    colors: &[Rgb],
+    shore: &Shore,
+) -> Result<Array3<u8>, ExportError> {
+    shore.check(grid)?;
     let mesh = world.mesh()?;
     let biome = world.view1::<u8>("region_biome")?;
     if let Some(bad) = biome.iter().find(|&&b| b as usize >= colors.len()) {
@@ -688,19 +767,8 @@ pub fn biome_map(
         colors[biome[r] as usize]
     });
     let (nx, ny) = (grid.nx, grid.ny);
-    let fields = water_raster(world, grid)?;
-    let f = fields.as_slice().expect("a new raster is contiguous");
-    let water = water_cover(f, nx, ny);
-    let rivers = if world.has_layer("rivers") && colors.len() > lake {
-        Some(river_coverage(
-            world,
-            grid,
-            &StrokeStyle::default(),
-            &water,
-        )?)
-    } else {
-        None
-    };
+    let f = &shore.fields;
+    let rivers = shore.rivers.as_ref().filter(|_| colors.len() > lake);
     let (sea_c, lake_c) = (
         colors.get(ocean).copied().unwrap_or([0.0; 3]),
         colors.get(lake).copied().unwrap_or([0.0; 3]),
@@ -948,6 +1016,25 @@ mod tests {
             ],
             lake
         );
+        // One shore serves the colour map, the river mask and the heightmap's elevation.
+        let style = StrokeStyle::default();
+        let shore = Shore::new(&world, &grid, Some(&style)).unwrap();
+        assert_eq!(colormap_on(&world, &grid, &options, &shore).unwrap(), img);
+        let bits = |a: &Array2<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&shore.elevation()),
+            bits(&elevation_raster(&world, &grid).unwrap())
+        );
+        let mask = crate::rivers::river_mask_on(&shore);
+        assert_eq!(
+            mask,
+            crate::rivers::river_mask(&world, &grid, &style).unwrap()
+        );
+        assert!(mask.iter().any(|&a| a == 255));
+        // A shore of another grid is refused.
+        let other = PixelGrid::centres(64, 1.0, 1.0).unwrap();
+        assert!(colormap_on(&world, &other, &options, &shore).is_err());
+        assert!(biome_map_on(&world, &other, &[[0.0; 3]; 16], &shore).is_err());
     }
 
     #[test]

@@ -29,9 +29,13 @@ pub use crate::colormap::elevation_raster;
 
 /// The float master in metres (`ny x nx`) of a world on a grid.
 pub fn metres_raster(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
-    let raster = elevation_raster(world, grid)?;
+    Ok(metres_of(world, &elevation_raster(world, grid)?))
+}
+
+/// An elevation raster ([`elevation_raster`]) in metres.
+fn metres_of(world: &World, raster: &Array2<f32>) -> Array2<f32> {
     let meta = &world.meta;
-    Ok(ndarray::Zip::from(&raster).par_map_collect(|&e| heights::metres(e, meta) as f32))
+    ndarray::Zip::from(raster).par_map_collect(|&e| heights::metres(e, meta) as f32)
 }
 
 /// Maps a metre master to 16 bits; returns the pixels and the height mapping.
@@ -108,7 +112,34 @@ pub fn write_heightmaps(
     engine: crate::engine::Engine,
     files: HeightmapFiles,
 ) -> Result<HeightMapping, ExportError> {
-    let master = metres_raster(world, grid)?;
+    let elevation = elevation_raster(world, grid)?;
+    write_heightmaps_from(out, world, grid, &elevation, normalize, engine, files)
+}
+
+/// [`write_heightmaps`] from the world's elevation already rasterised on `grid`
+/// ([`elevation_raster`], or [`crate::colormap::Shore::elevation`]).
+pub fn write_heightmaps_from(
+    out: &mut OutDir,
+    world: &World,
+    grid: &PixelGrid,
+    elevation: &Array2<f32>,
+    normalize: Normalize,
+    engine: crate::engine::Engine,
+    files: HeightmapFiles,
+) -> Result<HeightMapping, ExportError> {
+    if elevation.dim() != (grid.ny, grid.nx) {
+        return Err(orogen_world::WorldError::BadLayer {
+            name: "elevation raster".into(),
+            problem: format!(
+                "is {:?}, the grid {} x {} pixels",
+                elevation.dim(),
+                grid.nx,
+                grid.ny
+            ),
+        }
+        .into());
+    }
+    let master = metres_of(world, elevation);
     if files.exr {
         out.write(FILE_EXR, |w| crate::exr::write_f32(w, master.view(), "Y"))?;
     }

@@ -7,7 +7,7 @@ use ndarray::Array2;
 use orogen_world::World;
 
 use crate::ExportError;
-use crate::colormap::{river_coverage, water_coverage};
+use crate::colormap::Shore;
 use crate::grid::PixelGrid;
 use crate::stroke::StrokeStyle;
 
@@ -17,12 +17,18 @@ pub fn river_mask(
     grid: &PixelGrid,
     style: &StrokeStyle,
 ) -> Result<Array2<u8>, ExportError> {
-    let water = water_coverage(world, grid)?;
-    let water = water.as_slice().expect("a new raster is contiguous");
-    let cover = river_coverage(world, grid, style, water)?;
-    let bytes: Vec<u8> = cover
-        .iter()
-        .map(|&v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
-        .collect();
-    Ok(Array2::from_shape_vec((grid.ny, grid.nx), bytes).expect("one value per pixel"))
+    Ok(river_mask_on(&Shore::new(world, grid, Some(style))?))
+}
+
+/// [`river_mask`] from a [`Shore`] built with rivers (all 0 without them).
+pub fn river_mask_on(shore: &Shore) -> Array2<u8> {
+    let (nx, ny) = shore.size();
+    let bytes: Vec<u8> = match shore.rivers() {
+        Some(cover) => cover
+            .iter()
+            .map(|&v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
+            .collect(),
+        None => vec![0; nx * ny],
+    };
+    Array2::from_shape_vec((ny, nx), bytes).expect("one value per pixel")
 }

@@ -88,6 +88,22 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     // Each output (or group sharing a raster) is one job writing into its own part of the
     // folder; the parts are absorbed in the jobs' order, so the names come in the same order
     // whether the jobs run one after another or side by side.
+    // The colour map, the biome map and the river mask share one grid's shore (elevation and
+    // lake depth rasters, water share, river coverage): built once, before their jobs.
+    let biome_maps = world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes));
+    let river_mask =
+        world.has_layer("region_elevation") && world.has_layer("rivers") && wants(Rivers);
+    let shore = if biome_maps || river_mask {
+        let style = orogen_export::stroke::StrokeStyle::default();
+        Some(colormap::Shore::new(
+            world,
+            &raster_grid(world, config)?,
+            Some(&style),
+        )?)
+    } else {
+        None
+    };
+    let shore = shore.as_ref();
     // What the landscape and heightmap jobs hand back for `world.json`.
     let landscape_sampling = OnceLock::new();
     let written_mapping = OnceLock::new();
@@ -99,10 +115,10 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             Ok(())
         }));
     }
-    if world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes)) {
+    if let (true, Some(shore)) = (biome_maps, shore) {
         let (colors, biomes) = (wants(Colormap), wants(Biomes));
         jobs.push(Box::new(move |out| {
-            write_biome_outputs(world, config, colors, biomes, out)
+            write_biome_outputs(world, config, colors, biomes, shore, out)
         }));
     }
     if world.has_mesh() && wants(Mesh) {
@@ -131,10 +147,16 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         if files.png || files.r16 || files.exr {
             let mapping = &written_mapping;
             jobs.push(Box::new(move |out| {
-                let _ = mapping.set(heightmap::write_heightmaps(
+                // The shore's elevation when there is one: the same raster, made once.
+                let elevation = match shore {
+                    Some(shore) => shore.elevation(),
+                    None => colormap::elevation_raster(world, &grid)?,
+                };
+                let _ = mapping.set(heightmap::write_heightmaps_from(
                     out,
                     world,
                     &grid,
+                    &elevation,
                     config.export.normalize,
                     config.export.engine,
                     files,
@@ -143,13 +165,9 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             }));
         }
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
-        if world.has_layer("rivers") && wants(Rivers) {
+        if let (true, Some(shore)) = (river_mask, shore) {
             jobs.push(Box::new(move |out| {
-                let mask = orogen_export::rivers::river_mask(
-                    world,
-                    &grid,
-                    &orogen_export::stroke::StrokeStyle::default(),
-                )?;
+                let mask = orogen_export::rivers::river_mask_on(shore);
                 out.write("rivers.png", |w| {
                     orogen_export::png::write_gray8(w, mask.view())
                 })?;
@@ -275,6 +293,7 @@ fn write_biome_outputs(
     config: &Config,
     colors: bool,
     biomes: bool,
+    shore: &colormap::Shore,
     out: &mut OutDir,
 ) -> Result<(), Error> {
     if !(colors || biomes) {
@@ -286,11 +305,12 @@ fn write_biome_outputs(
             hillshade: config.export.hillshade,
             ..colormap_options(config)
         };
-        let image = colormap::colormap(world, &grid, &options)?;
+        let image = colormap::colormap_on(world, &grid, &options, shore)?;
         out.write("colormap.png", |w| png::write_rgb8(w, image.view()))?;
     }
     if biomes {
-        let flat = colormap::biome_map(world, &grid, &config.biome.palette.by_id())?;
+        let palette = config.biome.palette.by_id();
+        let flat = colormap::biome_map_on(world, &grid, &palette, shore)?;
         out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
     }
     Ok(())

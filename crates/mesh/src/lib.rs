@@ -260,14 +260,15 @@ fn build_from(
 }
 
 /// Lloyd relaxation in place; returns the last triangulation and the interior-cell area CV
-/// before each iteration.
+/// before each iteration, or `None` when `stop` said so (asked before each iteration).
 fn relax(
     sites: &mut [[f64; 2]],
     is_boundary: &[u8],
     width: f64,
     height: f64,
     iterations: u32,
-) -> Result<(Delaunay, Vec<f64>), MeshError> {
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(Delaunay, Vec<f64>)>, MeshError> {
     // Triangles in Z-order: every pass over cells walks memory in order.
     let mut del = dual::sort_triangles(
         &delaunay::triangulate_unindexed(sites)?,
@@ -282,6 +283,9 @@ fn relax(
         .filter(|&e| del.opposite[e as usize] == NONE)
         .all(|e| is_boundary[del.origin(e) as usize] != 0);
     for _ in 0..iterations {
+        if stop() {
+            return Ok(None);
+        }
         let centres = cells::circumcentres(sites, &del);
         let cells = cells::areas_centroids(&cells::Voronoi {
             sites,
@@ -323,7 +327,7 @@ fn relax(
         };
         del = dual::sort_triangles(&fresh, sites, width, height);
     }
-    Ok((del, cvs))
+    Ok(Some((del, cvs)))
 }
 
 /// Lloyd relaxation in place: `iterations` times, every site whose flag is 0 moves to the area
@@ -338,7 +342,8 @@ pub fn lloyd(
     iterations: u32,
 ) -> Result<Vec<f64>, MeshError> {
     check_sites(sites, is_boundary, width, height)?;
-    let (del, mut cvs) = relax(sites, is_boundary, width, height, iterations)?;
+    let (del, mut cvs) =
+        relax(sites, is_boundary, width, height, iterations, &|| false)?.expect("never stopped");
     let centres = cells::circumcentres(sites, &del);
     let areas: Vec<f64> = cells::areas_centroids(&cells::Voronoi {
         sites,
@@ -375,6 +380,21 @@ pub fn mesh_from_sites(
     height: f64,
     iterations: u32,
 ) -> Result<RelaxedMesh, MeshError> {
+    let mesh = mesh_from_sites_until(points, is_boundary, width, height, iterations, &|| false)?;
+    Ok(mesh.expect("never stopped"))
+}
+
+/// [`mesh_from_sites`], asking `stop` after the triangulation and before each Lloyd iteration
+/// and the build: `Ok(None)` as soon as it says so (an interactive caller whose request went
+/// stale stops within one iteration).
+pub fn mesh_from_sites_until(
+    points: &[[f64; 2]],
+    is_boundary: &[u8],
+    width: f64,
+    height: f64,
+    iterations: u32,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<RelaxedMesh>, MeshError> {
     check_sites(points, is_boundary, width, height)?;
     let kept = dedup_sites(points, is_boundary);
     let kept_xy: Vec<[f64; 2]> = kept.iter().map(|&i| points[i as usize]).collect();
@@ -385,14 +405,19 @@ pub fn mesh_from_sites(
         .iter()
         .map(|&i| is_boundary[i as usize])
         .collect();
-    let (del, mut cvs) = relax(&mut sites, &flags, width, height, iterations)?;
+    let Some((del, mut cvs)) = relax(&mut sites, &flags, width, height, iterations, stop)? else {
+        return Ok(None);
+    };
+    if stop() {
+        return Ok(None);
+    }
     let cells = build_from(&sites, &flags, del, width, height);
     cvs.push(area_cv(&cells.region_area, &flags));
-    Ok(RelaxedMesh {
+    Ok(Some(RelaxedMesh {
         cells,
         lloyd_area_cv: cvs,
         input_index,
-    })
+    }))
 }
 
 /// The sites of a world of `cells` regions: boundary sites first (flag 1), then the interior
@@ -426,12 +451,28 @@ pub fn world_sites(
 /// counter-clockwise rings) and `lloyd_area_cv` (Free f64, `lloyd_iterations + 1` values:
 /// before relaxing, then after each iteration).
 pub fn run(world: &mut World, params: &Params, cells: usize) -> Result<(), MeshError> {
+    run_until(world, params, cells, &|| false).map(|_| ())
+}
+
+/// [`run`], asking `stop` between its parts ([`mesh_from_sites_until`]): `Ok(false)`, and the
+/// world untouched, when it said so.
+pub fn run_until(
+    world: &mut World,
+    params: &Params,
+    cells: usize,
+    stop: &dyn Fn() -> bool,
+) -> Result<bool, MeshError> {
     params.validate()?;
     in_range("cells", cells, 3..=(u32::MAX / 8) as usize)?;
     let (width, height) = (world.meta.width, world.meta.height);
     let (sites, flags) = world_sites(world.meta.seed, cells, width, height, params.sampler)?;
-    let relaxed = mesh_from_sites(&sites, &flags, width, height, params.lloyd_iterations)?;
-    insert_mesh(world, relaxed)
+    let iterations = params.lloyd_iterations;
+    let Some(relaxed) = mesh_from_sites_until(&sites, &flags, width, height, iterations, stop)?
+    else {
+        return Ok(false);
+    };
+    insert_mesh(world, relaxed)?;
+    Ok(true)
 }
 
 /// Puts a mesh into `world` as [`run`] does (the mesh, `region_area`, `region_polygon`,

@@ -479,3 +479,32 @@ fn triangulation_is_spades_bulk_load_with_each_triangle_from_its_smallest_site()
         }
     }
 }
+
+#[test]
+fn a_stop_ends_the_mesh_between_lloyd_iterations() {
+    let (sites, flags) = world_sites(5, 2000, 1.0, 1.0, SamplerKind::Uniform).unwrap();
+    // Asked before each of the 3 iterations and before the build: the third answer stops it.
+    let asked = std::cell::Cell::new(0);
+    let stop_third = || {
+        asked.set(asked.get() + 1);
+        asked.get() == 3
+    };
+    let stopped = mesh_from_sites_until(&sites, &flags, 1.0, 1.0, 3, &stop_third).unwrap();
+    assert!(stopped.is_none());
+    assert_eq!(asked.get(), 3);
+    // Never stopped: asked four times, the mesh of `mesh_from_sites`.
+    let asked = std::cell::Cell::new(0);
+    let never = || {
+        asked.set(asked.get() + 1);
+        false
+    };
+    let full = mesh_from_sites_until(&sites, &flags, 1.0, 1.0, 3, &never)
+        .unwrap()
+        .unwrap();
+    assert_eq!(asked.get(), 4);
+    assert_eq!(full, mesh_from_sites(&sites, &flags, 1.0, 1.0, 3).unwrap());
+    // The stage: a stopped run leaves the world without a mesh.
+    let mut world = World::new(WorldMeta::default());
+    assert!(!run_until(&mut world, &Params::default(), 2000, &|| true).unwrap());
+    assert!(!world.has_mesh());
+}

@@ -80,9 +80,22 @@ pub fn generate_observed(
 /// [`generate_rest`] on a copy of it when only later stages' parameters change (as
 /// `orogen serve` does). Does not validate: call [`Config::validate`] first.
 pub fn generate_mesh(config: &Config, timings: &mut Timings) -> Result<World, Error> {
+    let world = generate_mesh_until(config, timings, &|| false)?;
+    Ok(world.expect("never stopped"))
+}
+
+/// [`generate_mesh`], asking `stop` between the mesh stage's parts (after the triangulation,
+/// between Lloyd iterations, before the build): `Ok(None)` when it said so.
+pub fn generate_mesh_until(
+    config: &Config,
+    timings: &mut Timings,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<World>, Error> {
     let mut world = World::new(config.world.meta());
-    timings.run("mesh", || run_stage("mesh", &mut world, config))?;
-    Ok(world)
+    let done = timings.run("mesh", || {
+        run_stage_reusing("mesh", &mut world, config, &mut Reuse::default(), stop)
+    })?;
+    Ok(done.then_some(world))
 }
 
 /// Every stage after the mesh, on a world from [`generate_mesh`] made with the same seed, cell
@@ -282,7 +295,11 @@ fn run_stage_reusing(
         config.mesh
     ]);
     match stage {
-        "mesh" => orogen_mesh::run(world, &config.mesh, config.world.cells)?,
+        "mesh" => {
+            if !orogen_mesh::run_until(world, &config.mesh, config.world.cells, stop)? {
+                return Ok(false);
+            }
+        }
         "elevation" => {
             let mut params = config.elevation.clone();
             params.curve = Default::default();

@@ -194,12 +194,14 @@ impl State {
     }
 
     /// The world after the mesh stage and what may be reused on it, from the cache or made
-    /// now; and whether it was cached.
+    /// now; and whether it was cached. `None` when `stop` ended the mesh stage (asked between
+    /// its parts).
     fn meshed_world(
         &self,
         config: &Config,
         timings: &mut Timings,
-    ) -> Result<(World, Reuse, bool), orogen::Error> {
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<(World, Reuse, bool)>, orogen::Error> {
         let key = mesh_key(config);
         {
             let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
@@ -210,10 +212,12 @@ impl State {
                 timings
                     .stages
                     .push(("mesh (cached)", std::time::Duration::ZERO));
-                return Ok(out);
+                return Ok(Some(out));
             }
         }
-        let world = orogen::generate_mesh(config, timings)?;
+        let Some(world) = orogen::generate_mesh_until(config, timings, stop)? else {
+            return Ok(None);
+        };
         let mut meshes = self.meshes.lock().unwrap_or_else(|p| p.into_inner());
         // What the last mesh kept: its keys let only the parts that do not depend on the mesh
         // (the colour table) serve this one.
@@ -228,7 +232,7 @@ impl State {
                 reuse: reuse.clone(),
             });
         }
-        Ok((world, reuse, false))
+        Ok(Some((world, reuse, false)))
     }
 
     /// Keeps what a run on mesh `key` computed, for the next runs on it.
@@ -329,8 +333,9 @@ fn run_world(
     current: &dyn Fn() -> bool,
 ) -> Result<(World, bool), ApiError> {
     let (mut world, mut reuse, cached) = state
-        .meshed_world(config, timings)
-        .map_err(|e| ApiError::from_pipeline(&e))?;
+        .meshed_world(config, timings, &|| !current())
+        .map_err(|e| ApiError::from_pipeline(&e))?
+        .ok_or_else(ApiError::superseded)?;
     if !current() {
         return Err(ApiError::superseded());
     }

@@ -14,7 +14,7 @@
 //!   with the per-stage timings, then the arrays); `400 {"error": "..."}` on bad parameters,
 //!   a parameter above a server cap ([`caps::CAPS`]) or the classic preset; `409` when a newer
 //!   request of the same session superseded this one (it stops between stages and between a
-//!   stage's parts); `413` past the body limit; `429` when [`MAX_QUEUE`] requests already wait.
+//!   stage's parts, the mesh between its Lloyd iterations); `413` past the body limit; `429` when [`MAX_QUEUE`] requests already wait.
 //! - `POST /api/bundle` with the same JSON: the export bundle, a zip of what `orogen generate`
 //!   writes (fixed timestamps, so the same request gives the same bytes).
 //! - `GET /api/defaults`: the default config and the caps; `GET /api/params`: the parameter

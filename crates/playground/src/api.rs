@@ -368,18 +368,33 @@ pub(crate) async fn generate(
         let current = || state.is_current(&session_in, key);
         let (world, cached) = run_world(state, &config, request.flora, &mut timings, &current)?;
         let encode_start = Instant::now();
-        let mut arrays = wire::Arrays::default();
         let mesh_key = mesh_key(&config);
-        if request.mesh.as_deref() != Some(mesh_key.as_str()) {
-            wire::mesh_arrays(&world, &mut arrays).map_err(ApiError::internal)?;
-        }
+        let send_mesh = request.mesh.as_deref() != Some(mesh_key.as_str());
+        // The mesh's arrays and the world's (river strokes included) side by side; the body
+        // holds them in the order mesh, table, world.
+        let (mesh_part, world_part) = rayon::join(
+            || {
+                let mut part = wire::Arrays::default();
+                if send_mesh {
+                    wire::mesh_arrays(&world, &mut part)?;
+                }
+                Ok::<_, orogen_world::WorldError>(part)
+            },
+            || {
+                let mut part = wire::Arrays::default();
+                wire::world_arrays(&world, &mut part)?;
+                Ok::<_, orogen_world::WorldError>(part)
+            },
+        );
+        let mut arrays = mesh_part.map_err(ApiError::internal)?;
+        let world_part = world_part.map_err(ApiError::internal)?;
         let table_key = table_key(&config);
         let mut table_shape = Value::Null;
         if request.table.as_deref() != Some(table_key.as_str()) {
             table_shape =
                 json!(wire::table_array(&world, &mut arrays).map_err(ApiError::internal)?);
         }
-        wire::world_arrays(&world, &mut arrays).map_err(ApiError::internal)?;
+        arrays.append(world_part);
         let stages: Vec<_> = timings
             .stages
             .iter()

@@ -43,6 +43,11 @@ impl Arrays {
         self.items.push((name, "u8", values, n));
     }
 
+    /// Adds `other`'s arrays after these.
+    pub(crate) fn append(&mut self, mut other: Arrays) {
+        self.items.append(&mut other.items);
+    }
+
     /// The body: magic, header (with `"arrays"` added), arrays.
     pub(crate) fn encode(self, mut header: Map<String, Value>) -> Vec<u8> {
         // Offsets depend on the header's length, which depends on the offsets' digits: lay

@@ -260,7 +260,7 @@ pub fn dedup_sites(points: &[[f64; 2]], is_boundary: &[u8]) -> Vec<u32> {
         let interior = is_boundary.get(i as usize).copied().unwrap_or(0) == 0;
         (u8::from(interior), i)
     };
-    // Sorted by a hash of the place (a radix sort: the same order on any number of threads),
+    // Sorted by a hash of the place ([`bucket_sort`]: the same order on any number of threads),
     // every copy of a place lies in one run of equal hashes; the rare runs of more than one
     // entry are sorted by place and rank.
     let hashed: Vec<(u64, u32)> = (0..points.len() as u32)

@@ -85,9 +85,6 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     let wants = |output| wanted.contains(&output);
     let mut out = OutDir::create(dir)?;
     let config_json = serde_json::to_value(config).expect("a config always serialises");
-    // Each output (or group sharing a raster) is one job writing into its own part of the
-    // folder; the parts are absorbed in the jobs' order, so the names come in the same order
-    // whether the jobs run one after another or side by side.
     // The colour map, the biome map and the river mask share one grid's shore (elevation and
     // lake depth rasters, water share, river coverage): built once, before their jobs.
     let biome_maps = world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes));
@@ -107,6 +104,9 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     // What the landscape and heightmap jobs hand back for `world.json`.
     let landscape_sampling = OnceLock::new();
     let written_mapping = OnceLock::new();
+    // Each output (or group sharing a raster) is one job writing into its own part of the
+    // folder; the parts are absorbed in the jobs' order, so the names come in the same order
+    // whether the jobs run one after another or side by side.
     let mut jobs: Vec<Job<'_>> = Vec::new();
     if wants(Npz) {
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");

@@ -90,7 +90,15 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     let biome_maps = world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes));
     let river_mask =
         world.has_layer("region_elevation") && world.has_layer("rivers") && wants(Rivers);
-    let shore = if biome_maps || river_mask {
+    // Side by side while each output's rasters are small; one at a time above that, so the
+    // peak memory is one output's, not the sum of all (and then each builds its own shore,
+    // dropped with it).
+    let side = config
+        .export
+        .resolution
+        .max(config.export.heightmap_size().unwrap_or(0));
+    let side_by_side = side <= SIDE_BY_SIDE_MAX_PIXELS;
+    let shore = if side_by_side && (biome_maps || river_mask) {
         let style = orogen_export::stroke::StrokeStyle::default();
         Some(colormap::Shore::new(
             world,
@@ -115,7 +123,7 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             Ok(())
         }));
     }
-    if let (true, Some(shore)) = (biome_maps, shore) {
+    if biome_maps {
         let (colors, biomes) = (wants(Colormap), wants(Biomes));
         jobs.push(Box::new(move |out| {
             write_biome_outputs(world, config, colors, biomes, shore, out)
@@ -165,9 +173,16 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             }));
         }
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
-        if let (true, Some(shore)) = (river_mask, shore) {
+        if river_mask {
             jobs.push(Box::new(move |out| {
-                let mask = orogen_export::rivers::river_mask_on(shore);
+                let mask = match shore {
+                    Some(shore) => orogen_export::rivers::river_mask_on(shore),
+                    None => orogen_export::rivers::river_mask(
+                        world,
+                        &grid,
+                        &orogen_export::stroke::StrokeStyle::default(),
+                    )?,
+                };
                 out.write("rivers.png", |w| {
                     orogen_export::png::write_gray8(w, mask.view())
                 })?;
@@ -206,18 +221,12 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
             }));
         }
     }
-    // Side by side while each output's rasters are small; one at a time above that, so the
-    // peak memory is one output's, not the sum of all.
-    let side = config
-        .export
-        .resolution
-        .max(config.export.heightmap_size().unwrap_or(0));
     let run = |job: Job<'_>| -> Result<OutDir, Error> {
         let mut part = out.fork();
         job(&mut part)?;
         Ok(part)
     };
-    let parts: Vec<Result<OutDir, Error>> = if side <= SIDE_BY_SIDE_MAX_PIXELS {
+    let parts: Vec<Result<OutDir, Error>> = if side_by_side {
         jobs.into_par_iter().map(run).collect()
     } else {
         jobs.into_iter().map(run).collect()
@@ -293,7 +302,7 @@ fn write_biome_outputs(
     config: &Config,
     colors: bool,
     biomes: bool,
-    shore: &colormap::Shore,
+    shore: Option<&colormap::Shore>,
     out: &mut OutDir,
 ) -> Result<(), Error> {
     if !(colors || biomes) {
@@ -305,12 +314,18 @@ fn write_biome_outputs(
             hillshade: config.export.hillshade,
             ..colormap_options(config)
         };
-        let image = colormap::colormap_on(world, &grid, &options, shore)?;
+        let image = match shore {
+            Some(shore) => colormap::colormap_on(world, &grid, &options, shore)?,
+            None => colormap::colormap(world, &grid, &options)?,
+        };
         out.write("colormap.png", |w| png::write_rgb8(w, image.view()))?;
     }
     if biomes {
         let palette = config.biome.palette.by_id();
-        let flat = colormap::biome_map_on(world, &grid, &palette, shore)?;
+        let flat = match shore {
+            Some(shore) => colormap::biome_map_on(world, &grid, &palette, shore)?,
+            None => colormap::biome_map(world, &grid, &palette)?,
+        };
         out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
     }
     Ok(())

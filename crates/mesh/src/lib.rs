@@ -302,8 +302,8 @@ fn relax(
                 *site = [c[0].clamp(0.0, width), c[1].clamp(0.0, height)];
             }
         }
-        // Edge flips follow the moved sites (the hull is fixed); where they cannot, spade
-        // triangulates afresh.
+        // Edge flips follow the moved sites (the hull is fixed); where they cannot, the sites
+        // are triangulated afresh.
         if fixed_hull && del.repair(sites, &old) {
             continue;
         }

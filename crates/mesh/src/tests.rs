@@ -508,3 +508,95 @@ fn a_stop_ends_the_mesh_between_lloyd_iterations() {
     assert!(!run_until(&mut world, &Params::default(), 2000, &|| true).unwrap());
     assert!(!world.has_mesh());
 }
+
+/// Asserts that `del` is a triangulation of all of `sites` covering their convex hull of area
+/// `area` (every triangle counter-clockwise, the half-edges paired, the areas summing to the
+/// hull's up to rounding), with no site strictly inside a neighbouring triangle's circumcircle.
+fn assert_delaunay(del: &Delaunay, sites: &[[f64; 2]], area: f64) {
+    let p = |q: [f64; 2]| robust::Coord { x: q[0], y: q[1] };
+    let mut total = 0.0;
+    let mut used = vec![false; sites.len()];
+    for t in &del.triangles {
+        let [a, b, c] = t.map(|v| sites[v as usize]);
+        assert!(robust::orient2d(p(a), p(b), p(c)) > 0.0, "{t:?}");
+        total += orient(a, b, c) / 2.0;
+        t.iter().for_each(|&v| used[v as usize] = true);
+    }
+    assert!(used.iter().all(|&u| u), "every site is a vertex");
+    assert!(
+        (total - area).abs() <= 1e-12 * area,
+        "{total} against {area}"
+    );
+    let mut hull = 0;
+    for (e, &o) in del.opposite.iter().enumerate() {
+        if o == NONE {
+            hull += 1;
+            continue;
+        }
+        assert_eq!(del.opposite[o as usize] as usize, e);
+        assert_eq!(del.origin(o), del.target(e as u32));
+        let [a, b, c] = del.triangles[e / 3].map(|v| sites[v as usize]);
+        let far = sites[del.origin(delaunay::prev(o)) as usize];
+        assert!(!in_circle(a, b, c, far), "half-edge {e}");
+    }
+    // Euler: a triangulation of n sites with h on its hull has 2 n - 2 - h triangles.
+    assert_eq!(del.triangles.len(), 2 * sites.len() - 2 - hull);
+}
+
+#[test]
+fn the_box_triangulation_handles_collinear_and_cocircular_sites() {
+    // A 21 x 11 lattice over a 20 x 10 box: every site after the corners lands on a line of
+    // others (on a hull edge, or on an inner edge shared by two triangles), and every unit
+    // square is cocircular. Inserted in Z-order, as the mesh does, and in rows.
+    let lattice: Vec<[f64; 2]> = (0..=10)
+        .flat_map(|j| (0..=20).map(move |i| [i as f64, j as f64]))
+        .collect();
+    let order = zorder_permutation(&lattice, 20.0, 10.0);
+    let zsorted: Vec<[f64; 2]> = order.iter().map(|&i| lattice[i as usize]).collect();
+    // And the lattice with the centre of every square: sites inside triangles too.
+    let mut centred = lattice.clone();
+    centred.extend((0..10).flat_map(|j| (0..20).map(move |i| [i as f64 + 0.5, j as f64 + 0.5])));
+    for sites in [&lattice, &zsorted, &centred] {
+        let del = delaunay::triangulate_in_box(sites).expect("the corners are there");
+        assert_delaunay(&del, sites, 200.0);
+        assert!(del.triangles.iter().all(|t| t[0] < t[1] && t[0] < t[2]));
+    }
+}
+
+#[test]
+fn the_box_triangulation_leaves_other_inputs_to_spade() {
+    let (mut sites, _) = world_sites(3, 500, 2.0, 1.0, SamplerKind::Uniform).unwrap();
+    let del = delaunay::triangulate_in_box(&sites).unwrap();
+    assert_delaunay(&del, &sites, 2.0);
+    // A repeated site: refused here; spade names both.
+    sites.push(sites[100]);
+    assert!(delaunay::triangulate_in_box(&sites).is_none());
+    assert!(matches!(
+        triangulate(&sites),
+        Err(MeshError::Duplicate {
+            index: 500,
+            same_as: 100
+        } | MeshError::Duplicate {
+            index: 100,
+            same_as: 500
+        })
+    ));
+    // Without a corner of the bounding box (and its hull area with it): spade triangulates.
+    sites.pop();
+    let corner = sites.iter().position(|&p| p == [2.0, 1.0]).unwrap();
+    let [right, top] = [1.0, 2.0].map(|l| {
+        // The corner's neighbours on the right and top edges: the nearest boundary sites.
+        sites
+            .iter()
+            .filter(|p| if l == 1.0 { p[0] == 2.0 } else { p[1] == 1.0 } && **p != [2.0, 1.0])
+            .map(|p| (2.0 - p[0]) + (1.0 - p[1]))
+            .fold(f64::INFINITY, f64::min)
+    });
+    sites.remove(corner);
+    assert!(delaunay::triangulate_in_box(&sites).is_none());
+    assert_delaunay(
+        &triangulate(&sites).unwrap(),
+        &sites,
+        2.0 - right * top / 2.0,
+    );
+}

@@ -82,6 +82,13 @@ struct Scene {
 }
 
 impl Scene {
+    /// True when [`Scene::sample`] at this point reads the terrain; elsewhere (off the map) the
+    /// surface is the sea at height 0.
+    fn covers(&self, x: f64, y: f64) -> bool {
+        let (fx, fy) = (x / self.dx, y / self.dy);
+        fx >= 0.0 && fy >= 0.0 && fx <= (self.nx - 1) as f64 && fy <= (self.ny - 1) as f64
+    }
+
     /// The sample at a point in metres: (surface height, colour, water?). `None` off the map.
     fn sample(&self, x: f64, y: f64) -> Option<(f64, [f32; 3])> {
         let fx = x / self.dx;
@@ -241,6 +248,13 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
                     break;
                 }
                 let (x, z) = (cam_x + side * depth, cam_z - depth);
+                // Off the map the surface is the sea at height 0: its row is known without
+                // sampling, and most such steps fill no row (their first row is `ybuf`) and
+                // leave `ybuf` as it is: skipped, the same bytes with far fewer samples.
+                if !scene.covers(x, z) && (horizon + cam_h / depth * focal).max(0.0).ceil() >= ybuf
+                {
+                    continue;
+                }
                 let (h, c) = scene.sample(x, z).unwrap_or((0.0, [0.10, 0.26, 0.42]));
                 let row = horizon + (cam_h - h) / depth * focal;
                 if row < ybuf {

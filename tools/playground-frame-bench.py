@@ -49,7 +49,7 @@ try:
         except OSError:
             pass
         time.sleep(0.1)
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader", "--no-first-run",
             "--disable-dev-shm-usage", "--window-size=1400,1000", f"--user-data-dir={profile}"]
     caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
         "binary": shutil.which("chromium"), "args": args}}}}

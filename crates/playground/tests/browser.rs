@@ -80,6 +80,9 @@ impl Driver {
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            // WebGL in software (SwiftShader): Chromium 137 and later no longer fall back to
+            // it on their own, and the page draws only with WebGL2.
+            "--enable-unsafe-swiftshader",
             "--disable-quic",
             "--no-first-run",
             "--disable-background-networking",

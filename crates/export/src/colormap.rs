@@ -32,7 +32,7 @@
 use ndarray::{Array1, Array2, Array3};
 use orogen_world::color::{ocean_color, table_lookup};
 use orogen_world::ids::water;
-use orogen_world::interp::{rasterize_mesh, rasterize_mesh_fields};
+use orogen_world::interp::{ceil, floor, rasterize_mesh, rasterize_mesh_fields};
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
 
@@ -122,8 +122,8 @@ where
     for c in 0..mesh.n_corners() {
         let rows = mesh.corner_regions.row(c);
         let ys = rows.iter().map(|&r| region_px[r as usize].1);
-        let lo = ys.clone().fold(f64::INFINITY, f64::min).ceil().max(0.0);
-        let hi = ys.fold(f64::NEG_INFINITY, f64::max).floor();
+        let lo = ceil(ys.clone().fold(f64::INFINITY, f64::min)).max(0.0);
+        let hi = floor(ys.fold(f64::NEG_INFINITY, f64::max));
         if hi < 0.0 || lo > (ny - 1) as f64 {
             continue;
         }
@@ -151,14 +151,10 @@ where
                     if det.abs() < 1e-300 {
                         continue;
                     }
-                    let ymin = pa.1.min(pb.1).min(pc.1).ceil().max(row0 as f64);
-                    let ymax =
-                        pa.1.max(pb.1)
-                            .max(pc.1)
-                            .floor()
-                            .min((row0 + rows - 1) as f64);
-                    let xmin = pa.0.min(pb.0).min(pc.0).ceil().max(0.0);
-                    let xmax = pa.0.max(pb.0).max(pc.0).floor().min((nx - 1) as f64);
+                    let ymin = ceil(pa.1.min(pb.1).min(pc.1)).max(row0 as f64);
+                    let ymax = floor(pa.1.max(pb.1).max(pc.1)).min((row0 + rows - 1) as f64);
+                    let xmin = ceil(pa.0.min(pb.0).min(pc.0)).max(0.0);
+                    let xmax = floor(pa.0.max(pb.0).max(pc.0)).min((nx - 1) as f64);
                     if ymin > ymax || xmin > xmax {
                         continue;
                     }

@@ -7,6 +7,7 @@
 use std::io::Write;
 
 use ndarray::Array3;
+use orogen_world::interp::{ceil, floor};
 use orogen_world::{World, WorldError};
 
 use crate::ExportError;
@@ -67,8 +68,8 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
         }
         let y_lo = poly.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
         let y_hi = poly.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
-        let row_lo = (y_lo - 0.5).ceil().max(0.0) as usize;
-        let row_hi = ((y_hi - 0.5).floor().min(ny as f64 - 1.0)).max(-1.0);
+        let row_lo = ceil(y_lo - 0.5).max(0.0) as usize;
+        let row_hi = (floor(y_hi - 0.5).min(ny as f64 - 1.0)).max(-1.0);
         if row_hi < 0.0 {
             continue;
         }
@@ -91,8 +92,8 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
             if x_hi < x_lo {
                 continue;
             }
-            let col_lo = (x_lo - 0.5).ceil().max(0.0) as usize;
-            let col_hi = (x_hi - 0.5).floor().min(nx as f64 - 1.0);
+            let col_lo = ceil(x_lo - 0.5).max(0.0) as usize;
+            let col_hi = floor(x_hi - 0.5).min(nx as f64 - 1.0);
             if col_hi < 0.0 {
                 continue;
             }

@@ -13,6 +13,7 @@
 
 use ndarray::Array3;
 use orogen_world::World;
+use orogen_world::interp::ceil;
 use orogen_world::params::{ParamError, in_range};
 use rayon::prelude::*;
 
@@ -251,19 +252,18 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
                 // Off the map the surface is the sea at height 0: its row is known without
                 // sampling, and most such steps fill no row (their first row is `ybuf`) and
                 // leave `ybuf` as it is: skipped, the same bytes with far fewer samples.
-                if !scene.covers(x, z) && (horizon + cam_h / depth * focal).max(0.0).ceil() >= ybuf
-                {
+                if !scene.covers(x, z) && ceil((horizon + cam_h / depth * focal).max(0.0)) >= ybuf {
                     continue;
                 }
                 let (h, c) = scene.sample(x, z).unwrap_or((0.0, [0.10, 0.26, 0.42]));
                 let row = horizon + (cam_h - h) / depth * focal;
                 if row < ybuf {
                     let c = mix(c, sky(0.0), fog);
-                    let top = row.max(0.0).ceil() as usize;
-                    for px in &mut out[top..(ybuf.ceil() as usize).min(h_px)] {
+                    let top = ceil(row.max(0.0)) as usize;
+                    for px in &mut out[top..(ceil(ybuf) as usize).min(h_px)] {
                         *px = c;
                     }
-                    ybuf = row.max(0.0).ceil();
+                    ybuf = ceil(row.max(0.0));
                 }
             }
             for (r, px) in out.iter_mut().enumerate().take(ybuf as usize) {

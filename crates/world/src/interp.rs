@@ -237,9 +237,35 @@ pub fn rasterize_fields<const K: usize>(
 /// The raster rows whose sample y lies in `[lo, hi]`, if any.
 fn row_span(lo: f64, hi: f64, y0: f64, dy: f64, ny: usize) -> Option<(usize, usize)> {
     let eps = 1e-9;
-    let r0 = ((lo - y0) / dy - eps).ceil().max(0.0);
-    let r1 = ((hi - y0) / dy + eps).floor().min(ny as f64 - 1.0);
+    let r0 = ceil((lo - y0) / dy - eps).max(0.0);
+    let r1 = floor((hi - y0) / dy + eps).min(ny as f64 - 1.0);
     (r0 <= r1).then_some((r0 as usize, r1 as usize))
+}
+
+/// `v.ceil()` (but for the sign of a zero result), inlined: without SSE4.1 in the baseline
+/// x86-64 target, `f64::ceil` is a call into libm, and rasterisers call it for every piece of
+/// the mesh and every row of it (10-15% of the export's time at 1,000,000 cells).
+#[inline]
+pub fn ceil(v: f64) -> f64 {
+    // Below 2^52 in magnitude the conversion is exact; larger values, infinities and NaN are
+    // whole already or have no ceiling.
+    if v.abs() < 4_503_599_627_370_496.0 {
+        let t = v as i64 as f64;
+        if t < v { t + 1.0 } else { t }
+    } else {
+        v
+    }
+}
+
+/// `v.floor()` (but for the sign of a zero result), inlined (see [`ceil`]).
+#[inline]
+pub fn floor(v: f64) -> f64 {
+    if v.abs() < 4_503_599_627_370_496.0 {
+        let t = v as i64 as f64;
+        if t > v { t - 1.0 } else { t }
+    } else {
+        v
+    }
 }
 
 /// Where a band's pixels sit: its first raster row, its row count and the row width.
@@ -371,6 +397,40 @@ pub fn sample_bilinear(
 mod tests {
     use super::*;
     use ndarray::Array1;
+
+    #[test]
+    fn the_inlined_ceil_and_floor_are_std_s() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            1.5,
+            -1.5,
+            2.999_999_999,
+            -2.999_999_999,
+            1e-300,
+            -1e-300,
+            4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
+            4.5e15,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+        ];
+        values.extend((0..10_000).map(|i| (i as f64 - 5_000.0) * 0.013_7));
+        for v in values {
+            // Equal as numbers (a zero result may differ in sign, which no caller sees).
+            assert_eq!(ceil(v), v.ceil(), "{v}");
+            assert_eq!(floor(v), v.floor(), "{v}");
+        }
+        assert!(ceil(f64::NAN).is_nan() && floor(f64::NAN).is_nan());
+    }
 
     fn linear(mesh: &DualMesh, f: impl Fn(f64, f64) -> f32) -> (Array1<f32>, Array1<f32>) {
         let r = mesh

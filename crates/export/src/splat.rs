@@ -11,7 +11,7 @@ use orogen_world::{World, WorldError};
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
-use orogen_world::interp::rasterize_mesh_fields;
+use orogen_world::interp::rasterize_mesh_fields_strips;
 use rayon::prelude::*;
 
 /// The terrain layer groups, each with its biomes.
@@ -90,20 +90,30 @@ pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, Ex
     let corner: Vec<[f32; N_GROUPS]> = (0..mesh.n_corners())
         .map(|c| std::array::from_fn(|g| per_group[g][c]))
         .collect();
-    let shares = rasterize_mesh_fields(mesh, &region, &corner, &grid.sampling())?;
-    let weights: Vec<[u8; N_GROUPS]> = shares
-        .as_slice()
-        .expect("a new raster is contiguous")
-        .par_chunks(N_GROUPS)
-        .map(|w| quantise(w.try_into().expect("one weight per group")))
-        .collect();
-    drop(shares);
-    Ok((0..N_GROUPS)
-        .into_par_iter()
-        .map(|g| {
-            let map: Vec<u8> = weights.iter().map(|w| w[g]).collect();
-            Array2::from_shape_vec((grid.ny, grid.nx), map).expect("ny x nx weights")
-        })
+    // In strips of about 16 MB of weights (the whole raster's would be 470 MB at 4096 px), each
+    // quantised into the seven maps at once.
+    let (nx, ny) = (grid.nx, grid.ny);
+    let strip_rows = (16 << 20) / (nx * std::mem::size_of::<[f32; N_GROUPS]>()).max(1);
+    let mut maps = vec![vec![0u8; nx * ny]; N_GROUPS];
+    rasterize_mesh_fields_strips(
+        mesh,
+        &region,
+        &corner,
+        &grid.sampling(),
+        strip_rows,
+        |row0, shares| {
+            let weights: Vec<[u8; N_GROUPS]> = shares.par_iter().map(|&w| quantise(w)).collect();
+            let at = row0 * nx;
+            maps.par_iter_mut().enumerate().for_each(|(g, map)| {
+                for (dst, w) in map[at..at + weights.len()].iter_mut().zip(&weights) {
+                    *dst = w[g];
+                }
+            });
+        },
+    )?;
+    Ok(maps
+        .into_iter()
+        .map(|map| Array2::from_shape_vec((ny, nx), map).expect("ny x nx weights"))
         .collect())
 }
 

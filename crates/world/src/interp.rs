@@ -119,6 +119,27 @@ pub fn rasterize_mesh_fields<const K: usize>(
     )
 }
 
+/// [`rasterize_fields_strips`] over a [`DualMesh`].
+pub fn rasterize_mesh_fields_strips<const K: usize>(
+    mesh: &DualMesh,
+    region_values: &[[f32; K]],
+    corner_values: &[[f32; K]],
+    sampling: &RasterSampling,
+    strip_rows: usize,
+    consume: impl FnMut(usize, &[[f32; K]]),
+) -> Result<(), WorldError> {
+    rasterize_fields_strips(
+        mesh.region_xy.view(),
+        mesh.corner_xy.view(),
+        mesh.corner_regions.view(),
+        region_values,
+        corner_values,
+        sampling,
+        strip_rows,
+        consume,
+    )
+}
+
 fn bad(problem: String) -> WorldError {
     WorldError::BadLayer {
         name: "interp".into(),
@@ -164,74 +185,160 @@ pub fn rasterize_fields<const K: usize>(
     corner_values: &[[f32; K]],
     sampling: &RasterSampling,
 ) -> Result<Array3<f32>, WorldError> {
-    let n_regions = region_xy.nrows();
-    let n_corners = corner_xy.nrows();
-    if region_values.len() != n_regions || corner_values.len() != n_corners {
-        return Err(bad(format!(
-            "{} region values for {n_regions} regions, {} corner values for {n_corners} corners",
-            region_values.len(),
-            corner_values.len()
-        )));
-    }
-    if corner_regions.dim() != (n_corners, 3)
-        || corner_regions.iter().any(|&r| r as usize >= n_regions)
-    {
-        return Err(bad("corner_regions is not n_corners x 3 region ids".into()));
-    }
-    let RasterSampling { nx, ny, y0, dy, .. } = *sampling;
-    if nx == 0 || ny == 0 || !(sampling.dx > 0.0 && dy > 0.0) {
-        return Err(bad(format!(
-            "an empty or inverted raster sampling {sampling:?}"
-        )));
-    }
-    let n_bands = ny.div_ceil(BAND_ROWS);
-    // Which corners touch which band: sequential, in corner order, so each band's list is sorted.
-    let mut bands: Vec<Vec<u32>> = vec![Vec::new(); n_bands];
-    for c in 0..n_corners {
-        let tri = corner_regions.row(c);
-        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for &r in tri {
-            let y = region_xy[[r as usize, 1]];
-            lo = lo.min(y);
-            hi = hi.max(y);
-        }
-        let Some((r0, r1)) = row_span(lo, hi, y0, dy, ny) else {
-            continue;
-        };
-        for band in bands
-            .iter_mut()
-            .take(r1 / BAND_ROWS + 1)
-            .skip(r0 / BAND_ROWS)
-        {
-            band.push(c as u32);
-        }
-    }
+    let mesh = Pieces::new(region_xy, corner_xy, corner_regions, sampling)?;
+    mesh.check_values(region_values, corner_values)?;
+    let RasterSampling { nx, ny, .. } = *sampling;
     let mut out = vec![[f32::NAN; K]; nx * ny];
-    out.par_chunks_mut(BAND_ROWS * nx)
-        .zip(bands.par_iter())
-        .enumerate()
-        .for_each(|(band_idx, (chunk, corners))| {
-            let band = Band {
-                row0: band_idx * BAND_ROWS,
-                rows: chunk.len() / nx,
-                nx,
-            };
-            for &c in corners {
-                let c = c as usize;
-                let tri = corner_regions.row(c);
-                let p = [corner_xy[[c, 0]], corner_xy[[c, 1]]];
-                for k in 0..3 {
-                    let (ra, rb) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
-                    let a = [region_xy[[ra, 0]], region_xy[[ra, 1]]];
-                    let b = [region_xy[[rb, 0]], region_xy[[rb, 1]]];
-                    let vals = [&region_values[ra], &region_values[rb], &corner_values[c]];
-                    fill_triangle(chunk, band, sampling, [a, b, p], vals);
-                }
-            }
-            fill_gaps(chunk, nx);
-        });
+    mesh.render(region_values, corner_values, 0, &mut out);
     Ok(Array3::from_shape_vec((ny, nx, K), out.into_flattened())
         .expect("ny x nx pixels of K fields"))
+}
+
+/// [`rasterize_fields`] in strips of about `strip_rows` rows (whole bands of the rasteriser),
+/// top to bottom: `consume(first_row, pixels)` gets each strip's pixels (row-major, `nx` a row,
+/// `K` fields each), the same values as those rows of the whole raster, while memory holds one
+/// strip. For outputs too large to hold as floats (the splat maps at 4096 px and more).
+#[allow(clippy::too_many_arguments)]
+pub fn rasterize_fields_strips<const K: usize>(
+    region_xy: ArrayView2<'_, f64>,
+    corner_xy: ArrayView2<'_, f64>,
+    corner_regions: ArrayView2<'_, u32>,
+    region_values: &[[f32; K]],
+    corner_values: &[[f32; K]],
+    sampling: &RasterSampling,
+    strip_rows: usize,
+    mut consume: impl FnMut(usize, &[[f32; K]]),
+) -> Result<(), WorldError> {
+    let mesh = Pieces::new(region_xy, corner_xy, corner_regions, sampling)?;
+    mesh.check_values(region_values, corner_values)?;
+    let RasterSampling { nx, ny, .. } = *sampling;
+    let step = strip_rows.div_ceil(BAND_ROWS).max(1) * BAND_ROWS;
+    let mut strip = Vec::new();
+    for row0 in (0..ny).step_by(step) {
+        let rows = step.min(ny - row0);
+        strip.clear();
+        strip.resize(rows * nx, [f32::NAN; K]);
+        mesh.render(region_values, corner_values, row0, &mut strip);
+        consume(row0, &strip);
+    }
+    Ok(())
+}
+
+/// The mesh's pieces ready to rasterise on one sampling: which corners touch which band of
+/// `BAND_ROWS` rows.
+struct Pieces<'a> {
+    region_xy: ArrayView2<'a, f64>,
+    corner_xy: ArrayView2<'a, f64>,
+    corner_regions: ArrayView2<'a, u32>,
+    sampling: RasterSampling,
+    /// Per band, the corners whose triangle reaches one of its rows, in corner order.
+    bands: Vec<Vec<u32>>,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(
+        region_xy: ArrayView2<'a, f64>,
+        corner_xy: ArrayView2<'a, f64>,
+        corner_regions: ArrayView2<'a, u32>,
+        sampling: &RasterSampling,
+    ) -> Result<Self, WorldError> {
+        let n_regions = region_xy.nrows();
+        let n_corners = corner_xy.nrows();
+        if corner_regions.dim() != (n_corners, 3)
+            || corner_regions.iter().any(|&r| r as usize >= n_regions)
+        {
+            return Err(bad("corner_regions is not n_corners x 3 region ids".into()));
+        }
+        let RasterSampling { nx, ny, y0, dy, .. } = *sampling;
+        if nx == 0 || ny == 0 || !(sampling.dx > 0.0 && dy > 0.0) {
+            return Err(bad(format!(
+                "an empty or inverted raster sampling {sampling:?}"
+            )));
+        }
+        let n_bands = ny.div_ceil(BAND_ROWS);
+        // Which corners touch which band: sequential, in corner order, so each band's list is
+        // sorted.
+        let mut bands: Vec<Vec<u32>> = vec![Vec::new(); n_bands];
+        for c in 0..n_corners {
+            let tri = corner_regions.row(c);
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for &r in tri {
+                let y = region_xy[[r as usize, 1]];
+                lo = lo.min(y);
+                hi = hi.max(y);
+            }
+            let Some((r0, r1)) = row_span(lo, hi, y0, dy, ny) else {
+                continue;
+            };
+            for band in bands
+                .iter_mut()
+                .take(r1 / BAND_ROWS + 1)
+                .skip(r0 / BAND_ROWS)
+            {
+                band.push(c as u32);
+            }
+        }
+        Ok(Pieces {
+            region_xy,
+            corner_xy,
+            corner_regions,
+            sampling: *sampling,
+            bands,
+        })
+    }
+
+    fn check_values<const K: usize>(
+        &self,
+        region_values: &[[f32; K]],
+        corner_values: &[[f32; K]],
+    ) -> Result<(), WorldError> {
+        let (n_regions, n_corners) = (self.region_xy.nrows(), self.corner_xy.nrows());
+        if region_values.len() != n_regions || corner_values.len() != n_corners {
+            return Err(bad(format!(
+                "{} region values for {n_regions} regions, {} corner values for {n_corners} corners",
+                region_values.len(),
+                corner_values.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Rasterises the rows from `row0` (a multiple of `BAND_ROWS`) into `out` (whole rows,
+    /// NaN-filled), bands in parallel.
+    fn render<const K: usize>(
+        &self,
+        region_values: &[[f32; K]],
+        corner_values: &[[f32; K]],
+        row0: usize,
+        out: &mut [[f32; K]],
+    ) {
+        let nx = self.sampling.nx;
+        let (region_xy, corner_xy, corner_regions) =
+            (&self.region_xy, &self.corner_xy, &self.corner_regions);
+        out.par_chunks_mut(BAND_ROWS * nx)
+            .zip(self.bands[row0 / BAND_ROWS..].par_iter())
+            .enumerate()
+            .for_each(|(i, (chunk, corners))| {
+                let band = Band {
+                    row0: row0 + i * BAND_ROWS,
+                    rows: chunk.len() / nx,
+                    nx,
+                };
+                for &c in corners {
+                    let c = c as usize;
+                    let tri = corner_regions.row(c);
+                    let p = [corner_xy[[c, 0]], corner_xy[[c, 1]]];
+                    for k in 0..3 {
+                        let (ra, rb) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
+                        let a = [region_xy[[ra, 0]], region_xy[[ra, 1]]];
+                        let b = [region_xy[[rb, 0]], region_xy[[rb, 1]]];
+                        let vals = [&region_values[ra], &region_values[rb], &corner_values[c]];
+                        fill_triangle(chunk, band, &self.sampling, [a, b, p], vals);
+                    }
+                }
+                fill_gaps(chunk, nx);
+            });
+    }
 }
 
 /// The raster rows whose sample y lies in `[lo, hi]`, if any.
@@ -397,6 +504,35 @@ pub fn sample_bilinear(
 mod tests {
     use super::*;
     use ndarray::Array1;
+
+    #[test]
+    fn strips_give_the_whole_raster_s_rows() {
+        let mesh = DualMesh::jittered_grid(23, 17, 3.0, 2.0, 0.4, 11);
+        let field =
+            |p: ndarray::ArrayView1<'_, f64>| [(p[0] * 1.7).sin() as f32, (p[1] * p[0]) as f32];
+        let region: Vec<[f32; 2]> = mesh.region_xy.rows().into_iter().map(field).collect();
+        let corner: Vec<[f32; 2]> = mesh.corner_xy.rows().into_iter().map(field).collect();
+        // A map wider than the mesh: uncovered pixels are filled from their row.
+        let grid = RasterSampling::pixel_centres(61, 45, 3.2, 2.0);
+        let whole = rasterize_mesh_fields(&mesh, &region, &corner, &grid).unwrap();
+        let whole = whole.as_slice().unwrap();
+        for strip_rows in [1, 8, 13, 44, 45, 1000] {
+            let mut rows_seen = Vec::new();
+            let mut out: Vec<f32> = Vec::new();
+            rasterize_mesh_fields_strips(&mesh, &region, &corner, &grid, strip_rows, |row0, px| {
+                assert_eq!(row0 % BAND_ROWS, 0);
+                assert_eq!(px.len() % grid.nx, 0);
+                rows_seen.push(row0);
+                out.extend(px.iter().flatten());
+            })
+            .unwrap();
+            // Whole bands a strip: 1 and 8 rows give 6 strips of 45 rows, 13 gives 3, the rest 1.
+            let step = strip_rows.div_ceil(BAND_ROWS) * BAND_ROWS;
+            assert_eq!(rows_seen, (0..grid.ny).step_by(step).collect::<Vec<_>>());
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&out), bits(whole), "strips of {strip_rows} rows");
+        }
+    }
 
     #[test]
     fn the_inlined_ceil_and_floor_are_std_s() {

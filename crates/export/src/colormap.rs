@@ -40,7 +40,9 @@ use rayon::prelude::*;
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
-use crate::stroke::{StrokeStyle, clip_coverage, land_strokes, river_strokes, stroke_coverage};
+use crate::stroke::{
+    StrokeStyle, clip_coverage_by, land_strokes_by, river_strokes, stroke_coverage,
+};
 
 pub use orogen_world::color::Rgb;
 
@@ -507,9 +509,19 @@ pub fn river_coverage(
     style: &StrokeStyle,
     water: &[f32],
 ) -> Result<Vec<f32>, ExportError> {
-    let strokes = land_strokes(&river_strokes(world, style)?, water, grid);
+    river_coverage_by(world, grid, style, |k| water[k])
+}
+
+/// [`river_coverage`] with the water share of pixel `k` computed by `water`.
+fn river_coverage_by(
+    world: &World,
+    grid: &PixelGrid,
+    style: &StrokeStyle,
+    water: impl Fn(usize) -> f32 + Sync,
+) -> Result<Vec<f32>, ExportError> {
+    let strokes = land_strokes_by(&river_strokes(world, style)?, &water, grid);
     let mut cover = stroke_coverage(&strokes, grid);
-    clip_coverage(&mut cover, water);
+    clip_coverage_by(&mut cover, &water);
     Ok(cover)
 }
 
@@ -578,14 +590,14 @@ fn paint<const K: usize>(
 }
 
 /// What the colour map, the biome map and the river mask of one grid share: the elevation and
-/// lake depth interpolated on it (2 fields a pixel), the water share of each pixel (the shore
-/// rule) and the river coverage drawn over it. Build it once for several of them.
+/// lake depth interpolated on it (2 fields a pixel), from which the water share of each pixel
+/// follows (the shore rule), and the river coverage drawn over it. Build it once for several of
+/// them.
 #[derive(Clone, Debug)]
 pub struct Shore {
     nx: usize,
     ny: usize,
     fields: Vec<f32>,
-    water: Vec<f32>,
     rivers: Option<Vec<f32>>,
 }
 
@@ -599,18 +611,19 @@ impl Shore {
         rivers: Option<&StrokeStyle>,
     ) -> Result<Shore, ExportError> {
         let fields = water_raster(world, grid)?.into_raw_vec_and_offset().0;
-        let water = water_cover(&fields, grid.nx, grid.ny);
+        let (nx, ny) = (grid.nx, grid.ny);
+        // The water share is computed where the rivers need it, not held (67 MB at 4096 px).
+        let water = |k: usize| Water::at(&fields, 2, nx, ny, k % nx, k / nx).cover();
         let rivers = match rivers {
             Some(style) if world.has_layer("rivers") => {
-                Some(river_coverage(world, grid, style, &water)?)
+                Some(river_coverage_by(world, grid, style, water)?)
             }
             _ => None,
         };
         Ok(Shore {
-            nx: grid.nx,
-            ny: grid.ny,
+            nx,
+            ny,
             fields,
-            water,
             rivers,
         })
     }
@@ -627,9 +640,10 @@ impl Shore {
         Array2::from_shape_vec((self.ny, self.nx), e).expect("one value per pixel")
     }
 
-    /// The water share of each pixel (`ny x nx` in row order), as [`water_coverage`].
-    pub fn water(&self) -> &[f32] {
-        &self.water
+    /// The water share of each pixel (`ny x nx` in row order), as [`water_coverage`]: computed
+    /// from the shore's fields (the shore does not hold it).
+    pub fn water(&self) -> Vec<f32> {
+        water_cover(&self.fields, self.nx, self.ny)
     }
 
     /// The river coverage of each pixel, as [`river_coverage`]; `None` when built without
@@ -731,6 +745,19 @@ pub fn colormap_on(
     )
 }
 
+/// A pixel's biome id in the biome map; [`NO_BIOME`] where no piece covers it.
+#[derive(Clone, Copy)]
+struct PixelBiome(u8);
+
+/// The id of no biome (so a biome map takes at most this many colours).
+const NO_BIOME: u8 = u8::MAX;
+
+impl Default for PixelBiome {
+    fn default() -> Self {
+        PixelBiome(NO_BIOME)
+    }
+}
+
 /// Paints the flat biome map (`ny x nx x 3`, 8-bit RGB): each pixel the colour (`colors`,
 /// indexed by biome id) of the biome of the nearer land site of its piece, under the colour
 /// map's shores (sea and lakes in the ocean and lake biome colours, blended by coverage) and
@@ -754,6 +781,13 @@ pub fn biome_map_on(
     shore.check(grid)?;
     let mesh = world.mesh()?;
     let biome = world.view1::<u8>("region_biome")?;
+    if colors.len() > usize::from(NO_BIOME) {
+        return Err(WorldError::BadLayer {
+            name: "biome colours".into(),
+            problem: format!("{} colours (at most {NO_BIOME})", colors.len()),
+        }
+        .into());
+    }
     if let Some(bad) = biome.iter().find(|&&b| b as usize >= colors.len()) {
         return Err(WorldError::BadLayer {
             name: "region_biome".into(),
@@ -764,16 +798,16 @@ pub fn biome_map_on(
     let ocean = orogen_world::ids::Biome::Ocean as usize;
     let lake = orogen_world::ids::Biome::Lake as usize;
     let kind = world.water_kinds()?;
-    // Each pixel's biome id (2 bytes a pixel, not the 12 of a float colour: 33 MB against 201
+    // Each pixel's biome id (1 byte a pixel, not the 12 of a float colour: 17 MB against 201
     // at 4096 px); pixels in no piece stay black.
-    let flat: Vec<Option<u8>> = rasterise(mesh, grid, |p| {
+    let flat: Vec<PixelBiome> = rasterise(mesh, grid, |p| {
         let (near, far) = if p.wa >= p.wb { (p.a, p.b) } else { (p.b, p.a) };
         let r = if kind[near] != water::LAND && kind[far] == water::LAND {
             far
         } else {
             near
         };
-        Some(biome[r])
+        PixelBiome(biome[r])
     });
     let (nx, ny) = (grid.nx, grid.ny);
     let f = &shore.fields;
@@ -788,7 +822,12 @@ pub fn biome_map_on(
         .enumerate()
         .for_each(|(j, row)| {
             for (i, out) in row.chunks_exact_mut(3).enumerate() {
-                let mut px = flat[j * nx + i].map_or([0.0; 3], |b| colors[b as usize]);
+                let PixelBiome(b) = flat[j * nx + i];
+                let mut px = if b == NO_BIOME {
+                    [0.0; 3]
+                } else {
+                    colors[b as usize]
+                };
                 let px = &mut px;
                 let wat = Water::at(f, 2, nx, ny, i, j);
                 if wat.sea > 0.0 {

@@ -471,6 +471,15 @@ struct Capsule {
 /// a part that ends in water ends as [`StrokeEnd::Lake`] and a part that starts there is not
 /// `from_source`; each lists the corners its course passes.
 pub fn land_strokes(strokes: &[Stroke], water: &[f32], grid: &PixelGrid) -> Vec<Stroke> {
+    land_strokes_by(strokes, |k| water[k], grid)
+}
+
+/// [`land_strokes`] with the water share of pixel `k` (row-major) computed by `water`.
+pub(crate) fn land_strokes_by(
+    strokes: &[Stroke],
+    water: impl Fn(usize) -> f32,
+    grid: &PixelGrid,
+) -> Vec<Stroke> {
     let (nx, ny) = (grid.nx, grid.ny);
     let (sx, sy, off) = to_pixels(grid);
     let wet = |p: &StrokePoint| -> bool {
@@ -479,7 +488,7 @@ pub fn land_strokes(strokes: &[Stroke], water: &[f32], grid: &PixelGrid) -> Vec<
             && j >= 0.0
             && i < nx as f64
             && j < ny as f64
-            && water[j as usize * nx + i as usize] >= WET
+            && water(j as usize * nx + i as usize) >= WET
     };
     let mut out = Vec::with_capacity(strokes.len());
     for s in strokes {
@@ -551,10 +560,16 @@ pub const WET: f32 = 0.5;
 /// Clips stroke coverage to land: nothing on a mostly-water pixel ([`WET`]), and the shore's
 /// own pixels fade by their land share.
 pub fn clip_coverage(cover: &mut [f32], water: &[f32]) {
-    cover
-        .par_iter_mut()
-        .zip(water.par_iter())
-        .for_each(|(c, &w)| *c = if w >= WET { 0.0 } else { *c * (1.0 - w) });
+    let n = cover.len().min(water.len());
+    clip_coverage_by(&mut cover[..n], |k| water[k]);
+}
+
+/// [`clip_coverage`] with the water share of pixel `k` computed by `water`.
+pub(crate) fn clip_coverage_by(cover: &mut [f32], water: impl Fn(usize) -> f32 + Sync) {
+    cover.par_iter_mut().enumerate().for_each(|(k, c)| {
+        let w = water(k);
+        *c = if w >= WET { 0.0 } else { *c * (1.0 - w) }
+    });
 }
 
 /// The coverage (0 ..= 1, `ny x nx` row-major) of `strokes` on `grid`, combined by maximum.

@@ -96,9 +96,16 @@ const BAND: usize = 16;
 /// `orogen_world::interp`): `f(piece)` for every pixel centre inside
 /// a piece (a pixel on a shared edge takes the last piece in corner order). Row bands run in
 /// parallel, each visiting its pieces in corner order, so the result is the same for any thread
-/// count. Returns the `ny x nx` values, row-major; pixels in no piece keep `T::default()`.
-fn rasterise<T, F>(mesh: &DualMesh, grid: &PixelGrid, f: F) -> Vec<T>
-where
+/// count. Hands the `ny x nx` values over in strips of about `strip_rows` rows (whole bands),
+/// top to bottom, row-major: `consume(first_row, values)`; pixels in no piece keep
+/// `T::default()`.
+fn rasterise_strips<T, F>(
+    mesh: &DualMesh,
+    grid: &PixelGrid,
+    f: F,
+    strip_rows: usize,
+    mut consume: impl FnMut(usize, &[T]),
+) where
     T: Copy + Default + Send,
     F: Fn(&Piece) -> T + Sync,
 {
@@ -136,12 +143,41 @@ where
             bin.push(c as u32);
         }
     }
-    let mut out = vec![T::default(); nx * ny];
+    let step = strip_rows.div_ceil(BAND).max(1) * BAND;
+    let mut out = Vec::new();
+    for first in (0..ny).step_by(step) {
+        let rows = step.min(ny - first);
+        out.clear();
+        out.resize(rows * nx, T::default());
+        rasterise_bands(
+            &mut out,
+            &bins[first / BAND..],
+            first,
+            &f,
+            (nx, &corner_px, &region_px),
+            mesh,
+        );
+        consume(first, &out);
+    }
+}
+
+/// The bands of rows from `first` of [`rasterise_strips`] into `out`, in parallel.
+fn rasterise_bands<T, F>(
+    out: &mut [T],
+    bins: &[Vec<u32>],
+    first: usize,
+    f: &F,
+    (nx, corner_px, region_px): (usize, &[(f64, f64)], &[(f64, f64)]),
+    mesh: &DualMesh,
+) where
+    T: Copy + Send,
+    F: Fn(&Piece) -> T + Sync,
+{
     out.par_chunks_mut(nx * BAND)
         .zip(bins.par_iter())
         .enumerate()
         .for_each(|(band, (chunk, bin))| {
-            let row0 = band * BAND;
+            let row0 = first + band * BAND;
             let rows = chunk.len() / nx;
             for &c in bin {
                 let c = c as usize;
@@ -192,7 +228,6 @@ where
                 }
             }
         });
-    out
 }
 
 /// Per-corner values: the mean of the corner's three regions.
@@ -706,9 +741,9 @@ pub fn colormap_on(
     let corner_m = corner_mean(mesh, |r| region_m[r]);
     let (nx, ny) = (grid.nx, grid.ny);
     // The slope fields only when shading: without them the raster holds 1 field, not 3.
-    // Interpolated and painted in strips of about 16 MB of fields (201 MB at 4096 px whole).
+    // Interpolated and painted in strips of about 4 MiB of fields (192 MiB at 4096 px whole).
     let mut rgb = vec![[0u8; 3]; nx * ny];
-    let strip_rows = |k: usize| (16 << 20) / (nx * k * std::mem::size_of::<f32>()).max(1);
+    let strip_rows = |k: usize| (4 << 20) / (nx * k * std::mem::size_of::<f32>()).max(1);
     if options.hillshade > 0.0 {
         let (region_g, corner_g) = slopes(world)?;
         let region: Vec<[f32; 3]> = (0..mesh.n_regions())
@@ -798,17 +833,6 @@ pub fn biome_map_on(
     let ocean = orogen_world::ids::Biome::Ocean as usize;
     let lake = orogen_world::ids::Biome::Lake as usize;
     let kind = world.water_kinds()?;
-    // Each pixel's biome id (1 byte a pixel, not the 12 of a float colour: 17 MB against 201
-    // at 4096 px); pixels in no piece stay black.
-    let flat: Vec<PixelBiome> = rasterise(mesh, grid, |p| {
-        let (near, far) = if p.wa >= p.wb { (p.a, p.b) } else { (p.b, p.a) };
-        let r = if kind[near] != water::LAND && kind[far] == water::LAND {
-            far
-        } else {
-            near
-        };
-        PixelBiome(biome[r])
-    });
     let (nx, ny) = (grid.nx, grid.ny);
     let f = &shore.fields;
     let rivers = shore.rivers.as_ref().filter(|_| colors.len() > lake);
@@ -817,34 +841,56 @@ pub fn biome_map_on(
         colors.get(lake).copied().unwrap_or([0.0; 3]),
     );
     let mut bytes = vec![0u8; nx * ny * 3];
-    bytes
-        .par_chunks_mut(nx * 3)
-        .enumerate()
-        .for_each(|(j, row)| {
-            for (i, out) in row.chunks_exact_mut(3).enumerate() {
-                let PixelBiome(b) = flat[j * nx + i];
-                let mut px = if b == NO_BIOME {
-                    [0.0; 3]
-                } else {
-                    colors[b as usize]
-                };
-                let px = &mut px;
-                let wat = Water::at(f, 2, nx, ny, i, j);
-                if wat.sea > 0.0 {
-                    *px = mix(*px, sea_c, wat.sea);
-                }
-                if wat.lake > 0.0 {
-                    *px = mix(*px, lake_c, wat.lake);
-                }
-                if let Some(r) = &rivers {
-                    let a = r[j * nx + i];
-                    if a > 0.0 {
-                        *px = mix(*px, lake_c, a);
+    // Each pixel's biome id (not a float colour: 12 bytes a pixel, 192 MiB at 4096 px), in
+    // strips of about 4 MiB, each coloured under the shores and rivers at once; pixels in no
+    // piece stay black.
+    let nearer_land = |p: &Piece| {
+        let (near, far) = if p.wa >= p.wb { (p.a, p.b) } else { (p.b, p.a) };
+        let r = if kind[near] != water::LAND && kind[far] == water::LAND {
+            far
+        } else {
+            near
+        };
+        PixelBiome(biome[r])
+    };
+    rasterise_strips(
+        mesh,
+        grid,
+        nearer_land,
+        (4 << 20) / nx.max(1),
+        |row0, ids| {
+            let rows = ids.len() / nx;
+            bytes[row0 * nx * 3..(row0 + rows) * nx * 3]
+                .par_chunks_mut(nx * 3)
+                .enumerate()
+                .for_each(|(r, row)| {
+                    let j = row0 + r;
+                    for (i, out) in row.chunks_exact_mut(3).enumerate() {
+                        let PixelBiome(b) = ids[r * nx + i];
+                        let mut px = if b == NO_BIOME {
+                            [0.0; 3]
+                        } else {
+                            colors[b as usize]
+                        };
+                        let px = &mut px;
+                        let wat = Water::at(f, 2, nx, ny, i, j);
+                        if wat.sea > 0.0 {
+                            *px = mix(*px, sea_c, wat.sea);
+                        }
+                        if wat.lake > 0.0 {
+                            *px = mix(*px, lake_c, wat.lake);
+                        }
+                        if let Some(cover) = &rivers {
+                            let a = cover[j * nx + i];
+                            if a > 0.0 {
+                                *px = mix(*px, lake_c, a);
+                            }
+                        }
+                        out.copy_from_slice(&px.map(to_u8));
                     }
-                }
-                out.copy_from_slice(&px.map(to_u8));
-            }
-        });
+                });
+        },
+    );
     Ok(Array3::from_shape_vec((ny, nx, 3), bytes).expect("one RGB triple per pixel"))
 }
 

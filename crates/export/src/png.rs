@@ -33,8 +33,14 @@ pub fn write_gray16(w: &mut dyn Write, pixels: ArrayView2<'_, u16>) -> Result<()
 /// Writes an 8-bit grayscale PNG.
 pub fn write_gray8(w: &mut dyn Write, pixels: ArrayView2<'_, u8>) -> Result<(), ExportError> {
     let (ny, nx) = pixels.dim();
-    let bytes: Vec<u8> = pixels.iter().copied().collect();
-    encode(w, &bytes, nx, ny, ExtendedColorType::L8)
+    // Row-major in memory already (as every raster here is): encoded without a copy.
+    match pixels.as_slice() {
+        Some(bytes) => encode(w, bytes, nx, ny, ExtendedColorType::L8),
+        None => {
+            let bytes: Vec<u8> = pixels.iter().copied().collect();
+            encode(w, &bytes, nx, ny, ExtendedColorType::L8)
+        }
+    }
 }
 
 /// Writes an 8-bit RGB (`[row, col, 3]`) or RGBA (`[row, col, 4]`) PNG.
@@ -50,8 +56,13 @@ pub fn write_rgb8(w: &mut dyn Write, pixels: ArrayView3<'_, u8>) -> Result<(), E
             ));
         }
     };
-    let bytes: Vec<u8> = pixels.iter().copied().collect();
-    encode(w, &bytes, nx, ny, color)
+    match pixels.as_slice() {
+        Some(bytes) => encode(w, bytes, nx, ny, color),
+        None => {
+            let bytes: Vec<u8> = pixels.iter().copied().collect();
+            encode(w, &bytes, nx, ny, color)
+        }
+    }
 }
 
 #[cfg(test)]

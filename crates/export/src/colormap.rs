@@ -149,16 +149,21 @@ fn rasterise_strips<T, F>(
         let rows = step.min(ny - first);
         out.clear();
         out.resize(rows * nx, T::default());
-        rasterise_bands(
-            &mut out,
-            &bins[first / BAND..],
-            first,
-            &f,
-            (nx, &corner_px, &region_px),
-            mesh,
-        );
+        let places = Places {
+            nx,
+            corners: &corner_px,
+            regions: &region_px,
+        };
+        rasterise_bands(&mut out, &bins[first / BAND..], first, &f, &places, mesh);
         consume(first, &out);
     }
+}
+
+/// Where [`rasterise_strips`]'s points fall, in continuous pixel coordinates.
+struct Places<'a> {
+    nx: usize,
+    corners: &'a [(f64, f64)],
+    regions: &'a [(f64, f64)],
 }
 
 /// The bands of rows from `first` of [`rasterise_strips`] into `out`, in parallel.
@@ -167,12 +172,17 @@ fn rasterise_bands<T, F>(
     bins: &[Vec<u32>],
     first: usize,
     f: &F,
-    (nx, corner_px, region_px): (usize, &[(f64, f64)], &[(f64, f64)]),
+    places: &Places<'_>,
     mesh: &DualMesh,
 ) where
     T: Copy + Send,
     F: Fn(&Piece) -> T + Sync,
 {
+    let Places {
+        nx,
+        corners: corner_px,
+        regions: region_px,
+    } = *places;
     out.par_chunks_mut(nx * BAND)
         .zip(bins.par_iter())
         .enumerate()

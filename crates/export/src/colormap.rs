@@ -546,8 +546,9 @@ fn water_cover(f: &[f32], nx: usize, ny: usize) -> Vec<f32> {
 }
 
 /// The river coverage of `grid` (`ny x nx`, 0 ..= 1): the strokes of [`crate::stroke`] as
-/// drawn over `water` ([`water_coverage`]; [`land_strokes`]), rasterised and clipped to land
-/// ([`clip_coverage`]). Empty (all 0) without a `rivers` layer.
+/// drawn over `water` ([`water_coverage`];
+/// [`land_strokes`](crate::stroke::land_strokes)), rasterised and clipped to land
+/// ([`clip_coverage`](crate::stroke::clip_coverage)). Empty (all 0) without a `rivers` layer.
 pub fn river_coverage(
     world: &World,
     grid: &PixelGrid,

@@ -143,17 +143,17 @@ fn rasterise_strips<T, F>(
             bin.push(c as u32);
         }
     }
+    let places = Places {
+        nx,
+        corners: &corner_px,
+        regions: &region_px,
+    };
     let step = strip_rows.div_ceil(BAND).max(1) * BAND;
     let mut out = Vec::new();
     for first in (0..ny).step_by(step) {
         let rows = step.min(ny - first);
         out.clear();
         out.resize(rows * nx, T::default());
-        let places = Places {
-            nx,
-            corners: &corner_px,
-            regions: &region_px,
-        };
         rasterise_bands(&mut out, &bins[first / BAND..], first, &f, &places, mesh);
         consume(first, &out);
     }

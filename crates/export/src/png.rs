@@ -33,14 +33,14 @@ pub fn write_gray16(w: &mut dyn Write, pixels: ArrayView2<'_, u16>) -> Result<()
 /// Writes an 8-bit grayscale PNG.
 pub fn write_gray8(w: &mut dyn Write, pixels: ArrayView2<'_, u8>) -> Result<(), ExportError> {
     let (ny, nx) = pixels.dim();
-    // Row-major in memory already (as every raster here is): encoded without a copy.
-    match pixels.as_slice() {
-        Some(bytes) => encode(w, bytes, nx, ny, ExtendedColorType::L8),
-        None => {
-            let bytes: Vec<u8> = pixels.iter().copied().collect();
-            encode(w, &bytes, nx, ny, ExtendedColorType::L8)
-        }
-    }
+    encode_bytes(
+        w,
+        pixels.as_slice(),
+        pixels.iter(),
+        nx,
+        ny,
+        ExtendedColorType::L8,
+    )
 }
 
 /// Writes an 8-bit RGB (`[row, col, 3]`) or RGBA (`[row, col, 4]`) PNG.
@@ -56,12 +56,22 @@ pub fn write_rgb8(w: &mut dyn Write, pixels: ArrayView3<'_, u8>) -> Result<(), E
             ));
         }
     };
-    match pixels.as_slice() {
+    encode_bytes(w, pixels.as_slice(), pixels.iter(), nx, ny, color)
+}
+
+/// Encodes 8-bit samples as they lie in memory when row-major (`contiguous`, as every raster
+/// here is: no copy), else a row-major copy of `all`.
+fn encode_bytes<'a>(
+    w: &mut dyn Write,
+    contiguous: Option<&[u8]>,
+    all: impl Iterator<Item = &'a u8>,
+    nx: usize,
+    ny: usize,
+    color: ExtendedColorType,
+) -> Result<(), ExportError> {
+    match contiguous {
         Some(bytes) => encode(w, bytes, nx, ny, color),
-        None => {
-            let bytes: Vec<u8> = pixels.iter().copied().collect();
-            encode(w, &bytes, nx, ny, color)
-        }
+        None => encode(w, &all.copied().collect::<Vec<u8>>(), nx, ny, color),
     }
 }
 

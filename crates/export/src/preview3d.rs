@@ -98,8 +98,7 @@ impl Scene {
             return None;
         }
         // Off the map: the sea, coloured as the nearest map edge's water.
-        let inside =
-            fx >= 0.0 && fy >= 0.0 && fx <= (self.nx - 1) as f64 && fy <= (self.ny - 1) as f64;
+        let inside = self.covers(x, y);
         let fx = fx.clamp(0.0, (self.nx - 1) as f64);
         let fy = fy.clamp(0.0, (self.ny - 1) as f64);
         let (c0, r0) = (

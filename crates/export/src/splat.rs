@@ -90,7 +90,7 @@ pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, Ex
     let corner: Vec<[f32; N_GROUPS]> = (0..mesh.n_corners())
         .map(|c| std::array::from_fn(|g| per_group[g][c]))
         .collect();
-    // In strips of about 16 MB of weights (the whole raster's would be 470 MB at 4096 px), each
+    // In strips of about 16 MiB of weights (the whole raster's would be 448 MiB at 4096 px), each
     // quantised into the seven maps at once.
     let (nx, ny) = (grid.nx, grid.ny);
     let strip_rows = (16 << 20) / (nx * std::mem::size_of::<[f32; N_GROUPS]>()).max(1);

@@ -185,8 +185,13 @@ pub fn rasterize_fields<const K: usize>(
     corner_values: &[[f32; K]],
     sampling: &RasterSampling,
 ) -> Result<Array3<f32>, WorldError> {
+    check_values(
+        region_xy.nrows(),
+        corner_xy.nrows(),
+        region_values,
+        corner_values,
+    )?;
     let mesh = Pieces::new(region_xy, corner_xy, corner_regions, sampling)?;
-    mesh.check_values(region_values, corner_values)?;
     let RasterSampling { nx, ny, .. } = *sampling;
     let mut out = vec![[f32::NAN; K]; nx * ny];
     mesh.render(region_values, corner_values, 0, &mut out);
@@ -197,7 +202,8 @@ pub fn rasterize_fields<const K: usize>(
 /// [`rasterize_fields`] in strips of about `strip_rows` rows (whole bands of the rasteriser),
 /// top to bottom: `consume(first_row, pixels)` gets each strip's pixels (row-major, `nx` a row,
 /// `K` fields each), the same values as those rows of the whole raster, while memory holds one
-/// strip. For outputs too large to hold as floats (the splat maps at 4096 px and more).
+/// strip. For outputs too large to hold as floats (the splat maps, the colour map's moisture and
+/// slope).
 #[allow(clippy::too_many_arguments)]
 pub fn rasterize_fields_strips<const K: usize>(
     region_xy: ArrayView2<'_, f64>,
@@ -209,8 +215,13 @@ pub fn rasterize_fields_strips<const K: usize>(
     strip_rows: usize,
     mut consume: impl FnMut(usize, &[[f32; K]]),
 ) -> Result<(), WorldError> {
+    check_values(
+        region_xy.nrows(),
+        corner_xy.nrows(),
+        region_values,
+        corner_values,
+    )?;
     let mesh = Pieces::new(region_xy, corner_xy, corner_regions, sampling)?;
-    mesh.check_values(region_values, corner_values)?;
     let RasterSampling { nx, ny, .. } = *sampling;
     let step = strip_rows.div_ceil(BAND_ROWS).max(1) * BAND_ROWS;
     let mut strip = Vec::new();
@@ -220,6 +231,23 @@ pub fn rasterize_fields_strips<const K: usize>(
         strip.resize(rows * nx, [f32::NAN; K]);
         mesh.render(region_values, corner_values, row0, &mut strip);
         consume(row0, &strip);
+    }
+    Ok(())
+}
+
+/// One value per region and one per corner, or the error naming both counts.
+fn check_values<const K: usize>(
+    n_regions: usize,
+    n_corners: usize,
+    region_values: &[[f32; K]],
+    corner_values: &[[f32; K]],
+) -> Result<(), WorldError> {
+    if region_values.len() != n_regions || corner_values.len() != n_corners {
+        return Err(bad(format!(
+            "{} region values for {n_regions} regions, {} corner values for {n_corners} corners",
+            region_values.len(),
+            corner_values.len()
+        )));
     }
     Ok(())
 }
@@ -285,22 +313,6 @@ impl<'a> Pieces<'a> {
             sampling: *sampling,
             bands,
         })
-    }
-
-    fn check_values<const K: usize>(
-        &self,
-        region_values: &[[f32; K]],
-        corner_values: &[[f32; K]],
-    ) -> Result<(), WorldError> {
-        let (n_regions, n_corners) = (self.region_xy.nrows(), self.corner_xy.nrows());
-        if region_values.len() != n_regions || corner_values.len() != n_corners {
-            return Err(bad(format!(
-                "{} region values for {n_regions} regions, {} corner values for {n_corners} corners",
-                region_values.len(),
-                corner_values.len()
-            )));
-        }
-        Ok(())
     }
 
     /// Rasterises the rows from `row0` (a multiple of `BAND_ROWS`) into `out` (whole rows,

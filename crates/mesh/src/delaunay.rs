@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use spade::{DelaunayTriangulation, HasPosition, Point2, Triangulation};
 
 use crate::MeshError;
+use crate::halves;
 
 /// No half-edge / no triangle.
 pub const NONE: u32 = u32::MAX;
@@ -234,13 +235,21 @@ fn triangulate_spade(sites: &[[f64; 2]]) -> Result<Delaunay, MeshError> {
 /// before it (short on sites in Z-order), splits its triangle in three (or the edge it lies on,
 /// with its neighbours, in two or four), and Lawson flips restore the empty-circle property
 /// around it. Exact predicates throughout; each triangle is then rotated to start at its
-/// smallest site, as spade's are, so in general position the triangles are spade's.
+/// smallest site, as spade's are, so in general position the triangles are spade's. From
+/// [`halves::MIN_SITES`] sites up, the two halves of the box are triangulated so on two threads
+/// and stitched ([`halves`]; the same triangles in general position, the insertion order of
+/// the triangles aside).
 ///
 /// On this 2-core machine it takes a third to a half of spade's time for the same sites
 /// (`docs/performance.md`), spade's general structure (handles, a vertex walk) costing more than
 /// flat arrays. `None` (the caller then uses spade, which names the fault) when the corners are
 /// missing, a coordinate is not finite or a site repeats.
 pub(crate) fn triangulate_in_box(sites: &[[f64; 2]]) -> Option<Delaunay> {
+    triangulate_in_box_from(sites, halves::MIN_SITES)
+}
+
+/// [`triangulate_in_box`], as two halves ([`halves`]) from `split_from` sites up.
+pub(crate) fn triangulate_in_box_from(sites: &[[f64; 2]], split_from: usize) -> Option<Delaunay> {
     let n = sites.len();
     if n < 4 || n > (u32::MAX / 8) as usize {
         return None;
@@ -259,15 +268,42 @@ pub(crate) fn triangulate_in_box(sites: &[[f64; 2]]) -> Option<Delaunay> {
         return None;
     }
     let find = |q: [f64; 2]| sites.iter().position(|&p| p == q).map(|i| i as u32);
-    let c00 = find([lo[0], lo[1]])?;
-    let c10 = find([hi[0], lo[1]])?;
-    let c11 = find([hi[0], hi[1]])?;
-    let c01 = find([lo[0], hi[1]])?;
+    let corners = [
+        find([lo[0], lo[1]])?,
+        find([hi[0], lo[1]])?,
+        find([hi[0], hi[1]])?,
+        find([lo[0], hi[1]])?,
+    ];
+    let mut del = if n >= split_from {
+        halves::triangulate(sites, corners, lo, hi)
+    } else {
+        None
+    };
+    if del.is_none() {
+        let rest = (0..n as u32).filter(|v| !corners.contains(v));
+        del = Some(box_insert(sites, corners, rest, n)?);
+    }
+    let mut del = del?;
+    del.rotate_to_smallest();
+    Some(del)
+}
+
+/// The Delaunay triangulation of the box's four `corners` (`[lo lo, hi lo, hi hi, lo hi]`, sites
+/// of `sites`) and the sites of `order`, inserted in that order (none of them a corner, all
+/// inside the box), triangles not yet rotated; room made for `capacity` sites. `None` when a
+/// site repeats.
+pub(crate) fn box_insert(
+    sites: &[[f64; 2]],
+    corners: [u32; 4],
+    order: impl IntoIterator<Item = u32>,
+    capacity: usize,
+) -> Option<Delaunay> {
+    let [c00, c10, c11, c01] = corners;
     let mut b = BoxBuilder {
         sites,
         del: Delaunay {
-            triangles: Vec::with_capacity(2 * n),
-            opposite: Vec::with_capacity(6 * n),
+            triangles: Vec::with_capacity(2 * capacity),
+            opposite: Vec::with_capacity(6 * capacity),
             start: Vec::new(),
             degree: Vec::new(),
         },
@@ -277,15 +313,10 @@ pub(crate) fn triangulate_in_box(sites: &[[f64; 2]]) -> Option<Delaunay> {
     b.del.triangles.extend([[c00, c10, c11], [c00, c11, c01]]);
     b.del.opposite.extend([NONE, NONE, 3, 2, NONE, NONE]);
     let mut hint = 0u32;
-    for v in 0..n as u32 {
-        if v == c00 || v == c10 || v == c11 || v == c01 {
-            continue;
-        }
+    for v in order {
         hint = b.insert(v, hint)?;
     }
-    let mut del = b.del;
-    del.rotate_to_smallest();
-    Some(del)
+    Some(b.del)
 }
 
 /// The state of [`triangulate_in_box`].
@@ -537,7 +568,7 @@ impl Delaunay {
 
     /// True when `d` lies strictly inside the circumcircle of half-edge `e`'s triangle (exact
     /// predicate).
-    fn violates(&self, sites: &[[f64; 2]], e: u32) -> bool {
+    pub(crate) fn violates(&self, sites: &[[f64; 2]], e: u32) -> bool {
         let o = self.opposite[e as usize];
         if o == NONE {
             return false;

@@ -39,6 +39,7 @@
 mod cells;
 mod delaunay;
 mod dual;
+mod halves;
 mod sites;
 
 use ndarray::{Array1, Array2};

@@ -600,3 +600,60 @@ fn the_box_triangulation_leaves_other_inputs_to_spade() {
         2.0 - right * top / 2.0,
     );
 }
+
+/// A triangle rotated to start at its smallest site.
+fn rotated(mut t: [u32; 3]) -> [u32; 3] {
+    let k = (0..3).min_by_key(|&k| t[k]).unwrap();
+    t.rotate_left(k);
+    t
+}
+
+/// Each triangle rotated to start at its smallest site, the triangles sorted.
+fn triangle_set(del: &Delaunay) -> Vec<[u32; 3]> {
+    let mut set: Vec<[u32; 3]> = del.triangles.iter().map(|t| rotated(*t)).collect();
+    set.sort_unstable();
+    set
+}
+
+#[test]
+fn two_halves_give_the_serial_triangulation() {
+    // Uniform sites in Z-order on a square (cut across y) and on a wide map (cut across x),
+    // and jittered ones in their own order on a tall map.
+    let cases = [
+        (1.0, 1.0, SamplerKind::Uniform, true),
+        (1600.0, 900.0, SamplerKind::Uniform, true),
+        (2.0, 3.0, SamplerKind::Jittered, false),
+    ];
+    for (w, h, kind, zsort) in cases {
+        let (mut sites, _) = world_sites(7, 20_000, w, h, kind).unwrap();
+        if zsort {
+            let order = zorder_permutation(&sites, w, h);
+            sites = order.iter().map(|&i| sites[i as usize]).collect();
+        }
+        let find = |q: [f64; 2]| sites.iter().position(|&p| p == q).unwrap() as u32;
+        let corners = [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]].map(find);
+        let split = crate::halves::triangulate(&sites, corners, [0.0, 0.0], [w, h])
+            .expect("the stitch holds");
+        assert_delaunay(&split, &sites, w * h);
+        let serial = delaunay::triangulate_in_box_from(&sites, usize::MAX).unwrap();
+        assert_eq!(triangle_set(&split), triangle_set(&serial), "{w} x {h}");
+        // The public path takes the halves at this size: the same triangles in the same
+        // order, each rotated to its smallest site.
+        let rotated: Vec<[u32; 3]> = split.triangles.iter().map(|t| rotated(*t)).collect();
+        assert_eq!(
+            delaunay::triangulate_in_box(&sites).unwrap().triangles,
+            rotated
+        );
+    }
+}
+
+#[test]
+fn two_halves_of_a_lattice_are_a_delaunay_triangulation() {
+    // Cocircular squares everywhere and sites on the cut itself: the stitch either holds or
+    // gives way to one insertion after another; either way a Delaunay triangulation.
+    let lattice: Vec<[f64; 2]> = (0..=40)
+        .flat_map(|j| (0..=30).map(move |i| [i as f64, j as f64]))
+        .collect();
+    let del = delaunay::triangulate_in_box_from(&lattice, 0).unwrap();
+    assert_delaunay(&del, &lattice, 1200.0);
+}

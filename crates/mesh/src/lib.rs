@@ -489,7 +489,8 @@ pub fn insert_mesh(world: &mut World, relaxed: RelaxedMesh) -> Result<(), MeshEr
     world.set_mesh(mesh)?;
     world.set_values("region_area", Domain::Region, region_area)?;
     let n_points = polygon_xy.len();
-    let flat: Vec<f64> = polygon_xy.into_iter().flatten().collect();
+    // The same buffer, two values a point: no copy.
+    let flat: Vec<f64> = polygon_xy.into_flattened();
     let values = Array2::from_shape_vec((n_points, 2), flat).expect("two values per point");
     world.insert_layer(
         "region_polygon",

@@ -319,7 +319,7 @@ pub(crate) fn box_insert(
     Some(b.del)
 }
 
-/// The state of [`triangulate_in_box`].
+/// The state of [`box_insert`].
 struct BoxBuilder<'a> {
     sites: &'a [[f64; 2]],
     del: Delaunay,

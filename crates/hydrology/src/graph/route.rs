@@ -4,6 +4,7 @@
 use super::{CsrGraph, Error};
 use crate::erosion::Neighbours;
 use crate::flood::{Flooded, flood};
+use rayon::prelude::*;
 
 /// The result of [`priority_flood`]: a spanning forest rooted at the outlets.
 #[derive(Clone, Debug, PartialEq)]
@@ -204,6 +205,20 @@ pub fn carve(routing: &Routing, elevation: &[f32], keep: &[bool]) -> Result<Vec<
 pub fn sea_distance(routing: &Routing, xy: &[f64]) -> Result<(Vec<u32>, Vec<f32>), Error> {
     let n = routing.filled.len();
     check_len("xy", xy.len(), 2 * n)?;
+    // Each corner's step to its downstream corner, in parallel (`hypot` is the costly part);
+    // then the sums in flood order, downstream first.
+    let step: Vec<f64> = (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|c| {
+            let d = routing.downstream[c];
+            if d < 0 {
+                return 0.0;
+            }
+            let d = d as usize;
+            (xy[2 * c] - xy[2 * d]).hypot(xy[2 * c + 1] - xy[2 * d + 1])
+        })
+        .collect();
     let mut hops = vec![0u32; n];
     let mut length = vec![0f64; n];
     for &c in &routing.order {
@@ -212,9 +227,7 @@ pub fn sea_distance(routing: &Routing, xy: &[f64]) -> Result<(Vec<u32>, Vec<f32>
         if d >= 0 {
             let d = d as usize;
             hops[c] = hops[d] + 1;
-            let dx = xy[2 * c] - xy[2 * d];
-            let dy = xy[2 * c + 1] - xy[2 * d + 1];
-            length[c] = length[d] + dx.hypot(dy);
+            length[c] = length[d] + step[c];
         }
     }
     Ok((hops, length.into_iter().map(|v| v as f32).collect()))

@@ -280,9 +280,9 @@ pub fn diffuse<G: Neighbours>(g: &G, h: &mut [f64], base: &[bool], diffusivity: 
         .reduce(|| 0.0, f64::max);
     let substeps = (diffusivity * dt * stiffest / 0.5).ceil().max(1.0) as usize;
     let step = dt / substeps as f64;
-    let mut next = h.to_vec();
-    for _ in 0..substeps {
-        next.par_iter_mut()
+    // One substep from `h` into `out` (every entry written).
+    let substep = |h: &[f64], out: &mut [f64]| {
+        out.par_iter_mut()
             .enumerate()
             .with_min_len(1024)
             .for_each(|(i, out)| {
@@ -304,7 +304,19 @@ pub fn diffuse<G: Neighbours>(g: &G, h: &mut [f64], base: &[bool], diffusivity: 
                     hi + step * diffusivity * 4.0 * sum / deg as f64
                 };
             });
-        h.copy_from_slice(&next);
+    };
+    // Substeps back and forth between `h` and one other buffer, copied back once at the end
+    // when the last one landed there.
+    let mut other = vec![0.0; h.len()];
+    for k in 0..substeps {
+        if k % 2 == 0 {
+            substep(h, &mut other);
+        } else {
+            substep(&other, h);
+        }
+    }
+    if substeps % 2 == 1 {
+        h.copy_from_slice(&other);
     }
 }
 

@@ -274,16 +274,18 @@ pub(crate) fn triangulate_in_box_from(sites: &[[f64; 2]], split_from: usize) -> 
         find([hi[0], hi[1]])?,
         find([lo[0], hi[1]])?,
     ];
-    let mut del = if n >= split_from {
+    let split = if n >= split_from {
         halves::triangulate(sites, corners, lo, hi)
     } else {
         None
     };
-    if del.is_none() {
-        let rest = (0..n as u32).filter(|v| !corners.contains(v));
-        del = Some(box_insert(sites, corners, rest, n)?);
-    }
-    let mut del = del?;
+    let mut del = match split {
+        Some(del) => del,
+        None => {
+            let rest = (0..n as u32).filter(|v| !corners.contains(v));
+            box_insert(sites, corners, rest, n)?
+        }
+    };
     del.rotate_to_smallest();
     Some(del)
 }

@@ -185,13 +185,14 @@ pub fn rasterize_fields<const K: usize>(
     corner_values: &[[f32; K]],
     sampling: &RasterSampling,
 ) -> Result<Array3<f32>, WorldError> {
-    check_values(
-        region_xy.nrows(),
-        corner_xy.nrows(),
+    let mesh = Pieces::checked(
+        region_xy,
+        corner_xy,
+        corner_regions,
         region_values,
         corner_values,
+        sampling,
     )?;
-    let mesh = Pieces::new(region_xy, corner_xy, corner_regions, sampling)?;
     let RasterSampling { nx, ny, .. } = *sampling;
     let mut out = vec![[f32::NAN; K]; nx * ny];
     mesh.render(region_values, corner_values, 0, &mut out);
@@ -215,13 +216,14 @@ pub fn rasterize_fields_strips<const K: usize>(
     strip_rows: usize,
     mut consume: impl FnMut(usize, &[[f32; K]]),
 ) -> Result<(), WorldError> {
-    check_values(
-        region_xy.nrows(),
-        corner_xy.nrows(),
+    let mesh = Pieces::checked(
+        region_xy,
+        corner_xy,
+        corner_regions,
         region_values,
         corner_values,
+        sampling,
     )?;
-    let mesh = Pieces::new(region_xy, corner_xy, corner_regions, sampling)?;
     let RasterSampling { nx, ny, .. } = *sampling;
     let step = strip_rows.div_ceil(BAND_ROWS).max(1) * BAND_ROWS;
     let mut strip = Vec::new();
@@ -264,6 +266,24 @@ struct Pieces<'a> {
 }
 
 impl<'a> Pieces<'a> {
+    /// [`Pieces::new`] after checking that there is one value per region and per corner.
+    fn checked<const K: usize>(
+        region_xy: ArrayView2<'a, f64>,
+        corner_xy: ArrayView2<'a, f64>,
+        corner_regions: ArrayView2<'a, u32>,
+        region_values: &[[f32; K]],
+        corner_values: &[[f32; K]],
+        sampling: &RasterSampling,
+    ) -> Result<Self, WorldError> {
+        check_values(
+            region_xy.nrows(),
+            corner_xy.nrows(),
+            region_values,
+            corner_values,
+        )?;
+        Self::new(region_xy, corner_xy, corner_regions, sampling)
+    }
+
     fn new(
         region_xy: ArrayView2<'a, f64>,
         corner_xy: ArrayView2<'a, f64>,

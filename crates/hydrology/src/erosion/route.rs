@@ -3,6 +3,8 @@
 
 use rayon::prelude::*;
 
+use crate::flood::Flooded;
+
 /// A graph the erosion kernels run on: nodes `0..len()`, each with neighbours at a distance.
 ///
 /// [`Grid`] is a raster's 8-connected graph; [`Mesh`] is any graph in CSR form with node
@@ -232,23 +234,27 @@ fn steepest<G: Neighbours>(
         .zip(dist.par_iter_mut())
         .enumerate()
         .with_min_len(1024)
-        .for_each(|(i, (r, d))| {
-            *r = u32::MAX;
-            *d = 0.0;
-            let zi = z[i];
-            if base[i] || zi.is_nan() {
-                return;
-            }
-            let mut best = 0.0;
-            g.for_each(i, |j, dj| {
-                let s = (zi - z[j]) / dj;
-                if s > best {
-                    best = s;
-                    *r = j as u32;
-                    *d = dj;
-                }
-            });
-        });
+        .for_each(|(i, (r, d))| (*r, *d) = steepest_of(g, z, base, i));
+}
+
+/// [`steepest`] of node `i`: its receiver (`u32::MAX` for none) and the distance to it.
+#[inline]
+fn steepest_of<G: Neighbours>(g: &G, z: &[f64], base: &[bool], i: usize) -> (u32, f64) {
+    let (mut r, mut d) = (u32::MAX, 0.0);
+    let zi = z[i];
+    if base[i] || zi.is_nan() {
+        return (r, d);
+    }
+    let mut best = 0.0;
+    g.for_each(i, |j, dj| {
+        let s = (zi - z[j]) / dj;
+        if s > best {
+            best = s;
+            r = j as u32;
+            d = dj;
+        }
+    });
+    (r, d)
 }
 
 /// [`steepest`] on a raster, row by row (the same neighbours in the same order, the same
@@ -323,6 +329,11 @@ fn steepest_grid(g: &Grid, z: &[f64], base: &[bool], receiver: &mut [u32], dist:
 /// lower (filled level, flood position) strictly, so the receivers form a forest rooted at the
 /// base levels. NaN nodes are inert roots; a node no base level reaches is its own root.
 ///
+/// The flood runs only over the pits' basins (the nodes whose steepest descent ends in a pit),
+/// from the nodes around them: outside those basins every node already descends to a base level,
+/// so its filled level is its own and the whole flood would pop the basins' nodes in the same
+/// order (see `flood_pit_basins`).
+///
 /// Then the stack (depth-first from each root, roots in index order) and the drainage area
 /// (`cell_area` summed upstream, in the reverse stack: the same bytes for any thread count).
 pub fn route<G: Neighbours>(g: &G, z: &[f64], base: &[bool], cell_area: &[f64]) -> Flow {
@@ -358,14 +369,25 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
     flow.distance.resize(n, 0.0);
     let (receiver, distance) = (&mut flow.receiver, &mut flow.distance);
     steepest(g, z, base, receiver, distance);
-    let has_pit = (0..n)
+    let pits: Vec<u32> = (0..n as u32)
         .into_par_iter()
-        .any(|i| receiver[i] == u32::MAX && !base[i] && !z[i].is_nan());
+        .filter(|&i| {
+            let i = i as usize;
+            receiver[i] == u32::MAX && !base[i] && !z[i].is_nan()
+        })
+        .collect();
     let mut n_flooded = 0;
-    if has_pit {
-        let (filled, parent, _) = flood(g, z, base);
-        steepest(g, &filled, base, receiver, distance);
-        for i in 0..n {
+    if !pits.is_empty() {
+        let basins = flood_pit_basins(g, z, receiver, pits);
+        // Steepest descent on the filled levels changes only inside the basins: a node outside
+        // keeps its receiver (outside, not raised), and its other neighbours only rose.
+        for &i in &basins.nodes {
+            let i = i as usize;
+            (receiver[i], distance[i]) = steepest_of(g, &basins.flooded.filled, base, i);
+        }
+        let Flooded { filled, parent, .. } = &basins.flooded;
+        for &i in &basins.nodes {
+            let i = i as usize;
             if receiver[i] == u32::MAX && parent[i] != u32::MAX {
                 receiver[i] = parent[i];
                 let p = parent[i] as usize;
@@ -402,6 +424,63 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
         Some(grid) => stack_grid(grid, receiver, stack, up, runs, scratch),
         None => stack_into(receiver, stack, up, runs, scratch),
     }
+}
+
+/// The Priority-Flood of [`route_trees`] over the pits' basins only.
+struct PitBasins {
+    /// The basins' nodes: the pits, then every node whose receiver is a basin node.
+    nodes: Vec<u32>,
+    /// The flood over the basins: filled levels (every other node's own), parents.
+    flooded: Flooded<f64>,
+}
+
+/// Floods the basins of `pits` (steepest descent on `z` by `receiver`) from the nodes around
+/// them, everything else closed: the filled levels and parents of the basins' nodes that the
+/// Priority-Flood from the base levels finds.
+///
+/// Why the same: a node outside the basins descends strictly to a base level, so its filled
+/// level is its own elevation and it is reached (from its receiver, lower) before the queue
+/// comes to its level. The whole flood's queue pops by (level, index), whenever a node entered
+/// it; its FIFO holds only raised nodes, all inside the basins. So it pops the basins and their
+/// rim (this flood's seeds: the nodes next to a basin, outside it) in the order this flood does,
+/// and each basin node is reached from the same neighbour. (A node outside the basins at exactly
+/// the level of the node that reaches it goes through the FIFO instead: exact ties of distinct
+/// nodes' elevations are where the two could differ.)
+fn flood_pit_basins<G: Neighbours>(
+    g: &G,
+    z: &[f64],
+    receiver: &[u32],
+    pits: Vec<u32>,
+) -> PitBasins {
+    let n = g.len();
+    // `closed`: everything but the basins.
+    let mut closed = vec![true; n];
+    let mut nodes = pits;
+    for &i in &nodes {
+        closed[i as usize] = false;
+    }
+    let mut k = 0;
+    while let Some(&x) = nodes.get(k) {
+        k += 1;
+        g.for_each(x as usize, |j, _| {
+            if receiver[j] == x && closed[j] {
+                closed[j] = false;
+                nodes.push(j as u32);
+            }
+        });
+    }
+    let mut rim = Vec::new();
+    for &x in &nodes {
+        g.for_each(x as usize, |j, _| {
+            if closed[j] && !z[j].is_nan() {
+                rim.push(j as u32);
+            }
+        });
+    }
+    rim.sort_unstable();
+    rim.dedup();
+    let flooded = crate::flood::flood(g, z, closed, rim, Vec::new());
+    PitBasins { nodes, flooded }
 }
 
 /// Priority-Flood from the base levels (the crate's one graph flood, `crate::flood`, in f64):
@@ -690,6 +769,94 @@ mod tests {
         // straight to the border cell (2, 0), so the whole interior leaves there.
         assert_eq!(flow.area[11], 7.0);
         assert_eq!(flow.area[10], 10.0);
+    }
+
+    /// The routing with the whole graph's Priority-Flood, as before the flood kept to the pits'
+    /// basins: receivers (roots their own), distances, raised nodes.
+    fn route_with_the_whole_flood<G: Neighbours>(
+        g: &G,
+        z: &[f64],
+        base: &[bool],
+    ) -> (Vec<u32>, Vec<f64>, usize) {
+        let n = g.len();
+        let (mut receiver, mut distance) = (vec![0; n], vec![0.0; n]);
+        steepest(g, z, base, &mut receiver, &mut distance);
+        let mut n_flooded = 0;
+        let (filled, parent, _) = flood(g, z, base);
+        steepest(g, &filled, base, &mut receiver, &mut distance);
+        for i in 0..n {
+            if receiver[i] == u32::MAX && parent[i] != u32::MAX {
+                receiver[i] = parent[i];
+                g.for_each(i, |j, dj| {
+                    if j == parent[i] as usize {
+                        distance[i] = dj;
+                    }
+                });
+            }
+            n_flooded += usize::from(filled[i] > z[i]);
+            if receiver[i] == u32::MAX {
+                receiver[i] = i as u32;
+            }
+        }
+        (receiver, distance, n_flooded)
+    }
+
+    #[test]
+    fn the_pit_basins_flood_as_the_whole_graph_does() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state = orogen_world::seed::splitmix64(state);
+            state
+        };
+        let (mut raised, mut pits) = (0, 0);
+        for (rows, cols) in [(3, 4), (17, 23), (48, 61), (90, 90)] {
+            for round in 0..6 {
+                let g = Grid {
+                    rows,
+                    cols,
+                    dx: 1.0,
+                    dy: 1.0 + (round % 2) as f64,
+                };
+                // A tilted surface with noise (many small depressions), NaN walls cutting off
+                // pieces no border reaches; continuous levels, as erosion makes them.
+                let z: Vec<f64> = (0..rows * cols)
+                    .map(|i| {
+                        let (r, c) = (i / cols, i % cols);
+                        let noise = (next() >> 11) as f64 / (1u64 << 53) as f64;
+                        if round >= 4 && (c == cols / 3 || r == rows / 2) && next() % 4 != 0 {
+                            f64::NAN
+                        } else {
+                            0.05 * (r + c) as f64 + 3.0 * noise
+                        }
+                    })
+                    .collect();
+                let mut base = g.border();
+                if round % 3 == 2 {
+                    // Base levels inside too (a lake of sea), not only the border.
+                    base[(rows / 2) * cols + cols / 2] = true;
+                }
+                let (receiver, distance, n_flooded) = route_with_the_whole_flood(&g, &z, &base);
+                let fast = route(&g, &z, &base, &vec![1.0; rows * cols]);
+                let plain = route(&Plain(g), &z, &base, &vec![1.0; rows * cols]);
+                for flow in [&fast, &plain] {
+                    assert_eq!(flow.receiver, receiver, "{rows}x{cols} round {round}");
+                    assert_eq!(flow.distance, distance, "{rows}x{cols} round {round}");
+                    assert_eq!(flow.n_flooded, n_flooded, "{rows}x{cols} round {round}");
+                }
+                raised += n_flooded;
+                pits += (0..rows * cols)
+                    .filter(|&i| {
+                        !base[i] && !z[i].is_nan() && {
+                            let mut low = false;
+                            g.for_each(i, |j, _| low |= z[j] < z[i]);
+                            !low
+                        }
+                    })
+                    .count();
+            }
+        }
+        // The surfaces had depressions to fill.
+        assert!(pits > 100 && raised > 100, "{pits} pits, {raised} raised");
     }
 
     #[test]

@@ -59,6 +59,34 @@ pub(crate) fn flood<T: Level, G: Neighbours>(
 ) -> Flooded<T> {
     let mut filled = z.to_vec();
     let mut parent = vec![u32::MAX; z.len()];
+    flood_into(
+        graph,
+        z,
+        &mut closed,
+        &mut filled,
+        &mut parent,
+        seeds,
+        &mut order,
+    );
+    Flooded {
+        filled,
+        parent,
+        order,
+    }
+}
+
+/// [`flood`] into buffers the caller keeps: `filled` must hold `z` and `parent` `u32::MAX` at
+/// every node the flood seeds or enters (a caller flooding a small part of a large graph resets
+/// only that part). Reached nodes are marked in `closed`.
+pub(crate) fn flood_into<T: Level, G: Neighbours>(
+    graph: &G,
+    z: &[T],
+    closed: &mut [bool],
+    filled: &mut [T],
+    parent: &mut [u32],
+    seeds: impl IntoIterator<Item = u32>,
+    order: &mut Vec<u32>,
+) {
     let mut queue = RadixQueue::<T::Key>::index_ordered();
     for i in seeds {
         queue.push(z[i as usize].key(), i);
@@ -88,11 +116,6 @@ pub(crate) fn flood<T: Level, G: Neighbours>(
                 queue.push(z[j].key(), j as u32);
             }
         });
-    }
-    Flooded {
-        filled,
-        parent,
-        order,
     }
 }
 

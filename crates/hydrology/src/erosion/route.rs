@@ -3,8 +3,6 @@
 
 use rayon::prelude::*;
 
-use crate::flood::Flooded;
-
 /// A graph the erosion kernels run on: nodes `0..len()`, each with neighbours at a distance.
 ///
 /// [`Grid`] is a raster's 8-connected graph; [`Mesh`] is any graph in CSR form with node
@@ -215,26 +213,42 @@ struct Scratch {
     walks: Vec<Walk>,
     /// On a raster, each node's donors as bits over [`BY_INDEX`].
     mask: Vec<u8>,
+    /// The pit basins' flood: `true` outside the basins, filled levels and parents (reset
+    /// after each routing where the basins were).
+    closed: Vec<bool>,
+    filled: Vec<f64>,
+    parent: Vec<u32>,
 }
 
 /// Steepest descent on `z`: the neighbour with the largest `(z_i - z_j) / d` > 0 (ties to the
 /// first neighbour), or none (`u32::MAX`). Base levels and NaN nodes get none.
+/// Returns the pits: the nodes without a receiver other than base levels and NaN nodes, in
+/// index order.
 fn steepest<G: Neighbours>(
     g: &G,
     z: &[f64],
     base: &[bool],
     receiver: &mut [u32],
     dist: &mut [f64],
-) {
+) -> Vec<u32> {
+    let is_pit = |i: usize, r: u32| r == u32::MAX && !base[i] && !z[i].is_nan();
     if let Some(grid) = g.as_grid() {
-        return steepest_grid(grid, z, base, receiver, dist);
+        steepest_grid(grid, z, base, receiver, dist);
+        return (0..receiver.len() as u32)
+            .into_par_iter()
+            .filter(|&i| is_pit(i as usize, receiver[i as usize]))
+            .collect();
     }
     receiver
         .par_iter_mut()
         .zip(dist.par_iter_mut())
         .enumerate()
         .with_min_len(1024)
-        .for_each(|(i, (r, d))| (*r, *d) = steepest_of(g, z, base, i));
+        .filter_map(|(i, (r, d))| {
+            (*r, *d) = steepest_of(g, z, base, i);
+            is_pit(i, *r).then_some(i as u32)
+        })
+        .collect()
 }
 
 /// [`steepest`] of node `i`: its receiver (`u32::MAX` for none) and the distance to it.
@@ -368,25 +382,19 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
     flow.receiver.resize(n, u32::MAX);
     flow.distance.resize(n, 0.0);
     let (receiver, distance) = (&mut flow.receiver, &mut flow.distance);
-    steepest(g, z, base, receiver, distance);
-    let pits: Vec<u32> = (0..n as u32)
-        .into_par_iter()
-        .filter(|&i| {
-            let i = i as usize;
-            receiver[i] == u32::MAX && !base[i] && !z[i].is_nan()
-        })
-        .collect();
+    let pits = steepest(g, z, base, receiver, distance);
     let mut n_flooded = 0;
     if !pits.is_empty() {
-        let basins = flood_pit_basins(g, z, receiver, pits);
+        let scratch = &mut flow.scratch;
+        let nodes = flood_pit_basins(g, z, receiver, pits, scratch);
+        let (filled, parent) = (&scratch.filled, &mut scratch.parent);
         // Steepest descent on the filled levels changes only inside the basins: a node outside
         // keeps its receiver (outside, not raised), and its other neighbours only rose.
-        for &i in &basins.nodes {
+        for &i in &nodes {
             let i = i as usize;
-            (receiver[i], distance[i]) = steepest_of(g, &basins.flooded.filled, base, i);
+            (receiver[i], distance[i]) = steepest_of(g, filled, base, i);
         }
-        let Flooded { filled, parent, .. } = &basins.flooded;
-        for &i in &basins.nodes {
+        for &i in &nodes {
             let i = i as usize;
             if receiver[i] == u32::MAX && parent[i] != u32::MAX {
                 receiver[i] = parent[i];
@@ -400,6 +408,8 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
             if filled[i] > z[i] {
                 n_flooded += 1;
             }
+            parent[i] = u32::MAX;
+            scratch.closed[i] = true;
         }
     }
     receiver
@@ -426,17 +436,11 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
     }
 }
 
-/// The Priority-Flood of [`route_trees`] over the pits' basins only.
-struct PitBasins {
-    /// The basins' nodes: the pits, then every node whose receiver is a basin node.
-    nodes: Vec<u32>,
-    /// The flood over the basins: filled levels (every other node's own), parents.
-    flooded: Flooded<f64>,
-}
-
 /// Floods the basins of `pits` (steepest descent on `z` by `receiver`) from the nodes around
 /// them, everything else closed: the filled levels and parents of the basins' nodes that the
-/// Priority-Flood from the base levels finds.
+/// Priority-Flood from the base levels finds, in `scratch.filled` and `scratch.parent`. Returns
+/// the basins' nodes (the pits, then every node whose receiver is a basin node), which the
+/// caller resets in `scratch.closed` and `scratch.parent` when done.
 ///
 /// Why the same: a node outside the basins descends strictly to a base level, so its filled
 /// level is its own elevation and it is reached (from its receiver, lower) before the queue
@@ -451,10 +455,20 @@ fn flood_pit_basins<G: Neighbours>(
     z: &[f64],
     receiver: &[u32],
     pits: Vec<u32>,
-) -> PitBasins {
+    scratch: &mut Scratch,
+) -> Vec<u32> {
     let n = g.len();
-    // `closed`: everything but the basins.
-    let mut closed = vec![true; n];
+    let Scratch {
+        closed,
+        filled,
+        parent,
+        ..
+    } = scratch;
+    if closed.len() != n {
+        *closed = vec![true; n];
+        *filled = z.to_vec();
+        *parent = vec![u32::MAX; n];
+    }
     let mut nodes = pits;
     for &i in &nodes {
         closed[i as usize] = false;
@@ -462,6 +476,7 @@ fn flood_pit_basins<G: Neighbours>(
     let mut k = 0;
     while let Some(&x) = nodes.get(k) {
         k += 1;
+        filled[x as usize] = z[x as usize];
         g.for_each(x as usize, |j, _| {
             if receiver[j] == x && closed[j] {
                 closed[j] = false;
@@ -472,15 +487,19 @@ fn flood_pit_basins<G: Neighbours>(
     let mut rim = Vec::new();
     for &x in &nodes {
         g.for_each(x as usize, |j, _| {
-            if closed[j] && !z[j].is_nan() {
-                rim.push(j as u32);
+            if closed[j] {
+                // The steepest descent after the flood reads the rim's levels, NaN included.
+                filled[j] = z[j];
+                if !z[j].is_nan() {
+                    rim.push(j as u32);
+                }
             }
         });
     }
     rim.sort_unstable();
     rim.dedup();
-    let flooded = crate::flood::flood(g, z, closed, rim, Vec::new());
-    PitBasins { nodes, flooded }
+    crate::flood::flood_into(g, z, closed, filled, parent, rim, &mut Vec::new());
+    nodes
 }
 
 /// Priority-Flood from the base levels (the crate's one graph flood, `crate::flood`, in f64):

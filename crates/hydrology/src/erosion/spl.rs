@@ -263,60 +263,91 @@ pub fn diffuse<G: Neighbours>(g: &G, h: &mut [f64], base: &[bool], diffusivity: 
     if diffusivity <= 0.0 || dt <= 0.0 {
         return;
     }
-    let weight = |i: usize| {
-        let (mut w, mut deg) = (0.0, 0usize);
-        g.for_each(i, |j, d| {
-            if !h[j].is_nan() {
-                w += 1.0 / (d * d);
-                deg += 1;
-            }
-        });
-        if deg == 0 { 0.0 } else { 4.0 * w / deg as f64 }
-    };
-    let stiffest = (0..g.len())
-        .into_par_iter()
-        .filter(|&i| !base[i])
-        .map(weight)
-        .reduce(|| 0.0, f64::max);
-    let substeps = (diffusivity * dt * stiffest / 0.5).ceil().max(1.0) as usize;
-    let step = dt / substeps as f64;
-    // One substep from `h` into `out` (every entry written).
-    let substep = |h: &[f64], out: &mut [f64]| {
-        out.par_iter_mut()
-            .enumerate()
-            .with_min_len(1024)
-            .for_each(|(i, out)| {
-                let hi = h[i];
-                if base[i] || hi.is_nan() {
-                    *out = hi;
-                    return;
-                }
-                let (mut sum, mut deg) = (0.0, 0usize);
+    Diffusion::new(g, h, base).step(g, h, base, diffusivity, dt);
+}
+
+/// What [`diffuse`] keeps between the steps of one run ([`evolve`]): the stiffest node's weight,
+/// which sets the substeps and depends only on the graph, the base levels and where `h` is NaN
+/// (none of which a run changes), and the buffer the substeps alternate with.
+#[derive(Debug, Default)]
+struct Diffusion {
+    /// The largest `4 / deg sum_j 1 / d_ij^2` of a node that is not a base level.
+    stiffest: f64,
+    other: Vec<f64>,
+}
+
+impl Diffusion {
+    fn new<G: Neighbours>(g: &G, h: &[f64], base: &[bool]) -> Diffusion {
+        let stiffest = (0..g.len())
+            .into_par_iter()
+            .filter(|&i| !base[i])
+            .map(|i| {
+                let (mut w, mut deg) = (0.0, 0usize);
                 g.for_each(i, |j, d| {
                     if !h[j].is_nan() {
-                        sum += (h[j] - hi) / (d * d);
+                        w += 1.0 / (d * d);
                         deg += 1;
                     }
                 });
-                *out = if deg == 0 {
-                    hi
-                } else {
-                    hi + step * diffusivity * 4.0 * sum / deg as f64
-                };
-            });
-    };
-    // Substeps back and forth between `h` and one other buffer, copied back once at the end
-    // when the last one landed there.
-    let mut other = vec![0.0; h.len()];
-    for k in 0..substeps {
-        if k % 2 == 0 {
-            substep(h, &mut other);
-        } else {
-            substep(&other, h);
+                if deg == 0 { 0.0 } else { 4.0 * w / deg as f64 }
+            })
+            .reduce(|| 0.0, f64::max);
+        Diffusion {
+            stiffest,
+            other: Vec::new(),
         }
     }
-    if substeps % 2 == 1 {
-        h.copy_from_slice(&other);
+
+    /// [`diffuse`] by `dt` (`diffusivity` and `dt` > 0), on an `h` NaN where `new`'s was.
+    fn step<G: Neighbours>(
+        &mut self,
+        g: &G,
+        h: &mut [f64],
+        base: &[bool],
+        diffusivity: f64,
+        dt: f64,
+    ) {
+        let substeps = (diffusivity * dt * self.stiffest / 0.5).ceil().max(1.0) as usize;
+        let step = dt / substeps as f64;
+        // One substep from `h` into `out` (every entry written).
+        let substep = |h: &[f64], out: &mut [f64]| {
+            out.par_iter_mut()
+                .enumerate()
+                .with_min_len(1024)
+                .for_each(|(i, out)| {
+                    let hi = h[i];
+                    if base[i] || hi.is_nan() {
+                        *out = hi;
+                        return;
+                    }
+                    let (mut sum, mut deg) = (0.0, 0usize);
+                    g.for_each(i, |j, d| {
+                        if !h[j].is_nan() {
+                            sum += (h[j] - hi) / (d * d);
+                            deg += 1;
+                        }
+                    });
+                    *out = if deg == 0 {
+                        hi
+                    } else {
+                        hi + step * diffusivity * 4.0 * sum / deg as f64
+                    };
+                });
+        };
+        // Substeps back and forth between `h` and the other buffer, copied back once at the
+        // end when the last one landed there.
+        let other = &mut self.other;
+        other.resize(h.len(), 0.0);
+        for k in 0..substeps {
+            if k % 2 == 0 {
+                substep(h, other);
+            } else {
+                substep(other, h);
+            }
+        }
+        if substeps % 2 == 1 {
+            h.copy_from_slice(other);
+        }
     }
 }
 
@@ -339,6 +370,7 @@ pub fn evolve<G: Neighbours>(
     let mut flow = Flow::default();
     let power = AreaPower::new(cell_area, law.m);
     let mut along = Along::default();
+    let mut diffusion = (law.diffusion > 0.0 && dt > 0.0).then(|| Diffusion::new(g, h, base));
     for _ in 0..steps {
         h.par_iter_mut()
             .zip(uplift)
@@ -364,7 +396,9 @@ pub fn evolve<G: Neighbours>(
                 usize::from(drop_to(hp, hr, factor, law.n))
             },
         );
-        diffuse(g, h, base, law.diffusion, dt);
+        if let Some(diffusion) = &mut diffusion {
+            diffusion.step(g, h, base, law.diffusion, dt);
+        }
         stats.steps += 1;
     }
     stats
@@ -450,7 +484,7 @@ mod tests {
         let base = g.border();
         let uplift: Vec<f64> = (0..n).map(|_| 1e-3 * next()).collect();
         let mut flooded = 0;
-        for (n_exp, diffusion) in [(1.0, 0.0), (1.5, 0.05)] {
+        for (n_exp, diffusion) in [(1.0, 0.0), (1.5, 0.05), (1.0, 5.0)] {
             let law = Law {
                 k: 3e-5,
                 m: 0.45,

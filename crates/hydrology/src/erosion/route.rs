@@ -222,6 +222,7 @@ struct Scratch {
 
 /// Steepest descent on `z`: the neighbour with the largest `(z_i - z_j) / d` > 0 (ties to the
 /// first neighbour), or none (`u32::MAX`). Base levels and NaN nodes get none.
+///
 /// Returns the pits: the nodes without a receiver other than base levels and NaN nodes, in
 /// index order.
 fn steepest<G: Neighbours>(
@@ -799,7 +800,6 @@ mod tests {
     ) -> (Vec<u32>, Vec<f64>, usize) {
         let n = g.len();
         let (mut receiver, mut distance) = (vec![0; n], vec![0.0; n]);
-        steepest(g, z, base, &mut receiver, &mut distance);
         let mut n_flooded = 0;
         let (filled, parent, _) = flood(g, z, base);
         steepest(g, &filled, base, &mut receiver, &mut distance);

@@ -67,6 +67,7 @@ pub(crate) fn flood<T: Level, G: Neighbours>(
         &mut parent,
         seeds,
         &mut order,
+        (usize::MAX, |_| false),
     );
     Flooded {
         filled,
@@ -78,6 +79,11 @@ pub(crate) fn flood<T: Level, G: Neighbours>(
 /// [`flood`] into buffers the caller keeps: `filled` must hold `z` and `parent` `u32::MAX` at
 /// every node the flood seeds or enters (a caller flooding a small part of a large graph resets
 /// only that part). Reached nodes are marked in `closed`.
+///
+/// `until = (count, is_target)` stops the flood early: once `count` nodes for which `is_target`
+/// holds have been reached and the FIFO is empty, before the next pop from the queue (what is
+/// done by then is what the whole flood does; `usize::MAX` floods everything).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn flood_into<T: Level, G: Neighbours>(
     graph: &G,
     z: &[T],
@@ -86,7 +92,9 @@ pub(crate) fn flood_into<T: Level, G: Neighbours>(
     parent: &mut [u32],
     seeds: impl IntoIterator<Item = u32>,
     order: &mut Vec<u32>,
+    until: (usize, impl Fn(usize) -> bool),
 ) {
+    let (mut targets, is_target) = until;
     let mut queue = RadixQueue::<T::Key>::index_ordered();
     for i in seeds {
         queue.push(z[i as usize].key(), i);
@@ -95,6 +103,8 @@ pub(crate) fn flood_into<T: Level, G: Neighbours>(
     loop {
         let c = if let Some(c) = pit.pop_front() {
             c
+        } else if targets == 0 {
+            break;
         } else if let Some((_, c)) = queue.pop() {
             c
         } else {
@@ -108,6 +118,9 @@ pub(crate) fn flood_into<T: Level, G: Neighbours>(
             }
             closed[j] = true;
             parent[j] = c;
+            if is_target(j) {
+                targets -= 1;
+            }
             if z[j] <= level {
                 filled[j] = level;
                 pit.push_back(j as u32);

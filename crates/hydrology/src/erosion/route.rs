@@ -389,11 +389,21 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
         let scratch = &mut flow.scratch;
         let nodes = flood_pit_basins(g, z, receiver, pits, scratch);
         let (filled, parent) = (&scratch.filled, &mut scratch.parent);
-        // Steepest descent on the filled levels changes only inside the basins: a node outside
-        // keeps its receiver (outside, not raised), and its other neighbours only rose.
+        // Steepest descent on the filled levels differs from the first only at raised nodes
+        // and their neighbours in the basins: a node outside keeps its receiver (outside, not
+        // raised), and its other neighbours only rose. A raised node's neighbours were all
+        // reached by the flood, so those in the basins are the ones with a parent (`filled` is
+        // current only in the basins and around them).
         for &i in &nodes {
             let i = i as usize;
-            (receiver[i], distance[i]) = steepest_of(g, filled, base, i);
+            if filled[i] > z[i] {
+                (receiver[i], distance[i]) = steepest_of(g, filled, base, i);
+                g.for_each(i, |j, _| {
+                    if parent[j] != u32::MAX && filled[j] == z[j] {
+                        (receiver[j], distance[j]) = steepest_of(g, filled, base, j);
+                    }
+                });
+            }
         }
         for &i in &nodes {
             let i = i as usize;
@@ -451,11 +461,16 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
 /// and each basin node is reached from the same neighbour. (A node outside the basins at exactly
 /// the level of the node that reaches it goes through the FIFO instead: exact ties of distinct
 /// nodes' elevations are where the two could differ.)
+///
+/// The flood stops once every pit has been reached and its FIFO is empty. A raised node is
+/// reached in the same FIFO run as the lowest node of its part below its level, a pit. So no
+/// node left is raised, and each has a lower neighbour on the filled levels (its receiver on
+/// `z`, whose level would otherwise have reached it): its parent is never read.
 fn flood_pit_basins<G: Neighbours>(
     g: &G,
     z: &[f64],
     receiver: &[u32],
-    pits: Vec<u32>,
+    pits_list: Vec<u32>,
     scratch: &mut Scratch,
 ) -> Vec<u32> {
     let n = g.len();
@@ -470,7 +485,8 @@ fn flood_pit_basins<G: Neighbours>(
         *filled = z.to_vec();
         *parent = vec![u32::MAX; n];
     }
-    let mut nodes = pits;
+    let pits = pits_list.len();
+    let mut nodes = pits_list;
     for &i in &nodes {
         closed[i as usize] = false;
     }
@@ -499,7 +515,9 @@ fn flood_pit_basins<G: Neighbours>(
     }
     rim.sort_unstable();
     rim.dedup();
-    crate::flood::flood_into(g, z, closed, filled, parent, rim, &mut Vec::new());
+    // Stop once every pit is reached and its FIFO is empty (see above).
+    let until = (pits, |j: usize| receiver[j] == u32::MAX);
+    crate::flood::flood_into(g, z, closed, filled, parent, rim, &mut Vec::new(), until);
     nodes
 }
 
@@ -829,6 +847,8 @@ mod tests {
         };
         let (mut raised, mut pits) = (0, 0);
         for (rows, cols) in [(3, 4), (17, 23), (48, 61), (90, 90)] {
+            // One routing's buffers kept across the surfaces, as `evolve` keeps them.
+            let mut kept = Flow::default();
             for round in 0..6 {
                 let g = Grid {
                     rows,
@@ -857,7 +877,8 @@ mod tests {
                 let (receiver, distance, n_flooded) = route_with_the_whole_flood(&g, &z, &base);
                 let fast = route(&g, &z, &base, &vec![1.0; rows * cols]);
                 let plain = route(&Plain(g), &z, &base, &vec![1.0; rows * cols]);
-                for flow in [&fast, &plain] {
+                route_into(&Plain(g), &z, &base, &vec![1.0; rows * cols], &mut kept);
+                for flow in [&fast, &plain, &kept] {
                     assert_eq!(flow.receiver, receiver, "{rows}x{cols} round {round}");
                     assert_eq!(flow.distance, distance, "{rows}x{cols} round {round}");
                     assert_eq!(flow.n_flooded, n_flooded, "{rows}x{cols} round {round}");

@@ -218,6 +218,9 @@ struct Scratch {
     closed: Vec<bool>,
     filled: Vec<f64>,
     parent: Vec<u32>,
+    /// That flood's seeds and the order it finished nodes in (not read), kept between steps.
+    rim: Vec<u32>,
+    order: Vec<u32>,
 }
 
 /// Steepest descent on `z`: the neighbour with the largest `(z_i - z_j) / d` > 0 (ties to the
@@ -470,7 +473,7 @@ fn flood_pit_basins<G: Neighbours>(
     g: &G,
     z: &[f64],
     receiver: &[u32],
-    pits_list: Vec<u32>,
+    pits: Vec<u32>,
     scratch: &mut Scratch,
 ) -> Vec<u32> {
     let n = g.len();
@@ -478,6 +481,8 @@ fn flood_pit_basins<G: Neighbours>(
         closed,
         filled,
         parent,
+        rim,
+        order,
         ..
     } = scratch;
     if closed.len() != n {
@@ -485,8 +490,8 @@ fn flood_pit_basins<G: Neighbours>(
         *filled = z.to_vec();
         *parent = vec![u32::MAX; n];
     }
-    let pits = pits_list.len();
-    let mut nodes = pits_list;
+    let n_pits = pits.len();
+    let mut nodes = pits;
     for &i in &nodes {
         closed[i as usize] = false;
     }
@@ -501,7 +506,7 @@ fn flood_pit_basins<G: Neighbours>(
             }
         });
     }
-    let mut rim = Vec::new();
+    rim.clear();
     for &x in &nodes {
         g.for_each(x as usize, |j, _| {
             if closed[j] {
@@ -516,8 +521,10 @@ fn flood_pit_basins<G: Neighbours>(
     rim.sort_unstable();
     rim.dedup();
     // Stop once every pit is reached and its FIFO is empty (see above).
-    let until = (pits, |j: usize| receiver[j] == u32::MAX);
-    crate::flood::flood_into(g, z, closed, filled, parent, rim, &mut Vec::new(), until);
+    let until = (n_pits, |j: usize| receiver[j] == u32::MAX);
+    order.clear();
+    let seeds = rim.iter().copied();
+    crate::flood::flood_into(g, z, closed, filled, parent, seeds, order, until);
     nodes
 }
 

@@ -269,7 +269,7 @@ pub fn diffuse<G: Neighbours>(g: &G, h: &mut [f64], base: &[bool], diffusivity: 
 /// What [`diffuse`] keeps between the steps of one run ([`evolve`]): the stiffest node's weight,
 /// which sets the substeps and depends only on the graph, the base levels and where `h` is NaN
 /// (none of which a run changes), and the buffer the substeps alternate with.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Diffusion {
     /// The largest `4 / deg sum_j 1 / d_ij^2` of a node that is not a base level.
     stiffest: f64,

@@ -16,6 +16,13 @@ pub trait Neighbours: Sync {
     }
     /// Calls `f(j, distance)` for every neighbour `j` of node `i`, in a fixed order.
     fn for_each(&self, i: usize, f: impl FnMut(usize, f64));
+    /// Calls `f(j, 1 / distance^2)` for every neighbour `j` of node `i`, in the order of
+    /// [`for_each`](Neighbours::for_each): the weights of the hillslope diffusion's Laplacian,
+    /// which a graph may hold rather than divide for on every pass.
+    #[inline]
+    fn for_each_inv_sq(&self, i: usize, mut f: impl FnMut(usize, f64)) {
+        self.for_each(i, |j, d| f(j, 1.0 / (d * d)));
+    }
     /// The number of neighbours of node `i`.
     fn degree(&self, i: usize) -> usize;
     /// The raster, when this graph is one: the kernels then walk it row by row (the same
@@ -58,25 +65,22 @@ impl Grid {
     }
 }
 
-impl Neighbours for Grid {
-    fn len(&self) -> usize {
-        self.rows * self.cols
-    }
-
+impl Grid {
+    /// Calls `f(j, v)` for every neighbour `j` of node `i` in D8 order, `v` the entry of
+    /// `[along a row, down a column, diagonal]` for its direction.
     #[inline]
-    fn for_each(&self, i: usize, mut f: impl FnMut(usize, f64)) {
+    fn for_each_of(&self, i: usize, [x, y, diag]: [f64; 3], mut f: impl FnMut(usize, f64)) {
         let (r, c) = (i / self.cols, i % self.cols);
-        let diag = self.diagonal();
         if r > 0 && c > 0 && r + 1 < self.rows && c + 1 < self.cols {
             // Inside: all eight, in D8 order, no checks.
             let w = self.cols;
-            f(i - 1, self.dx);
+            f(i - 1, x);
             f(i - w - 1, diag);
-            f(i - w, self.dy);
+            f(i - w, y);
             f(i - w + 1, diag);
-            f(i + 1, self.dx);
+            f(i + 1, x);
             f(i + w + 1, diag);
-            f(i + w, self.dy);
+            f(i + w, y);
             f(i + w - 1, diag);
             return;
         }
@@ -87,13 +91,32 @@ impl Neighbours for Grid {
             if rr >= self.rows || cc >= self.cols {
                 continue;
             }
-            let d = match (dc != 0, dr != 0) {
+            let v = match (dc != 0, dr != 0) {
                 (true, true) => diag,
-                (true, false) => self.dx,
-                _ => self.dy,
+                (true, false) => x,
+                _ => y,
             };
-            f(rr * self.cols + cc, d);
+            f(rr * self.cols + cc, v);
         }
+    }
+}
+
+impl Neighbours for Grid {
+    fn len(&self) -> usize {
+        self.rows * self.cols
+    }
+
+    #[inline]
+    fn for_each(&self, i: usize, f: impl FnMut(usize, f64)) {
+        self.for_each_of(i, [self.dx, self.dy, self.diagonal()], f);
+    }
+
+    #[inline]
+    fn for_each_inv_sq(&self, i: usize, f: impl FnMut(usize, f64)) {
+        // Three weights a node, not one division a neighbour.
+        let diag = self.diagonal();
+        let w = [self.dx, self.dy, diag].map(|d| 1.0 / (d * d));
+        self.for_each_of(i, w, f);
     }
 
     fn degree(&self, i: usize) -> usize {
@@ -121,12 +144,13 @@ const BY_INDEX: [(isize, isize); 8] = [
 ];
 
 /// A graph in CSR form (`targets[offsets[i]..offsets[i + 1]]` are the neighbours of `i`)
-/// with the length of every edge.
+/// with the length of every edge (and its inverse square, the diffusion's weight).
 #[derive(Clone, Debug)]
 pub struct Mesh<'a> {
     offsets: &'a [u32],
     targets: &'a [u32],
     length: Vec<f64>,
+    inv_sq: Vec<f64>,
 }
 
 impl<'a> Mesh<'a> {
@@ -157,11 +181,13 @@ impl<'a> Mesh<'a> {
                     scale * (xy[2 * i] - xy[2 * j]).hypot(xy[2 * i + 1] - xy[2 * j + 1])
                 })
             })
-            .collect();
+            .collect::<Vec<f64>>();
+        let inv_sq = length.par_iter().map(|&d| 1.0 / (d * d)).collect();
         Ok(Mesh {
             offsets,
             targets,
             length,
+            inv_sq,
         })
     }
 }
@@ -176,6 +202,14 @@ impl Neighbours for Mesh<'_> {
         let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
         for (&j, &d) in self.targets[a..b].iter().zip(&self.length[a..b]) {
             f(j as usize, d);
+        }
+    }
+
+    #[inline]
+    fn for_each_inv_sq(&self, i: usize, mut f: impl FnMut(usize, f64)) {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        for (&j, &w) in self.targets[a..b].iter().zip(&self.inv_sq[a..b]) {
+            f(j as usize, w);
         }
     }
 

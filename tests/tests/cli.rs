@@ -209,6 +209,52 @@ fn errors_name_what_the_user_gave() {
         &["profile", "elevation", "--world", world.to_str().unwrap()],
         "made by the classic pipeline (preset classic)",
     );
+    expect(
+        &["profile", "mesh", "--preset", "classic"],
+        "error: --preset: classic runs the classic pipeline",
+    );
+}
+
+/// `profile erosion` says when it would time nothing (erosion off, the default) or an eroded
+/// surface (a world saved after its erosion), and `--preset eroded` times the stage as a run
+/// has it, silently.
+#[test]
+fn profiling_erosion_names_what_it_times() {
+    let profile = |args: &[&str]| {
+        let mut all = vec!["profile", "erosion", "--cells", "2000", "--repeat", "1"];
+        all.extend_from_slice(args);
+        let out = orogen_tests::orogen(&all);
+        assert!(out.status.success(), "{all:?}: {out:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains("\nerosion "), "{stdout}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert!(profile(&[]).contains("warning: erosion is off in preset default"));
+    assert_eq!(profile(&["--preset", "eroded"]), "");
+    let eroded = generated(&[
+        "--preset",
+        "eroded",
+        "--cells",
+        "2000",
+        "--resolution",
+        "64",
+        "--save-world",
+    ]);
+    let world = eroded.path().join("world.npz");
+    let out = orogen_tests::orogen(&[
+        "profile",
+        "erosion",
+        "--world",
+        world.to_str().unwrap(),
+        "--repeat",
+        "1",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("was saved after its erosion stage"),
+        "{stderr}"
+    );
 }
 
 /// A run owns the orogen files of its folder: a later run removes what the earlier one listed

@@ -75,6 +75,10 @@ struct ProfileArgs {
     /// Seed of a fresh world (without --world)
     #[arg(long, allow_negative_numbers = true, default_value_t = Config::default().world.seed)]
     seed: u64,
+    /// Preset of a fresh world (without --world; a mesh preset): `--preset eroded` to time the
+    /// erosion stage, which is off by default
+    #[arg(long, value_enum, conflicts_with = "world")]
+    preset: Option<orogen::Preset>,
 }
 
 #[derive(Debug, Args)]
@@ -542,12 +546,42 @@ fn profile(args: &ProfileArgs) -> Result<(), Error> {
                     ),
                 });
             }
+            if args.stage == "erosion"
+                && config.erosion.mode != orogen_hydrology::erosion::Mode::Off
+            {
+                eprintln!(
+                    "warning: {} was saved after its erosion stage: erosion now erodes the \
+                     eroded surface again (fewer pits than the stage meets in a run); for the \
+                     stage as a run has it: orogen profile erosion --preset eroded --cells N",
+                    path.display()
+                );
+            }
             (world, config)
         }
         None => {
-            let mut config = Config::default();
+            let preset = args.preset.unwrap_or_default();
+            if preset.pipeline() != Pipeline::Mesh {
+                return Err(Error::Input {
+                    what: "--preset".into(),
+                    message: format!(
+                        "{} runs the classic pipeline; orogen profile times the mesh \
+                         pipeline's stages",
+                        preset.name()
+                    ),
+                });
+            }
+            let mut config = preset.config();
             config.world.cells = args.cells;
             config.world.seed = args.seed;
+            if args.stage == "erosion"
+                && config.erosion.mode == orogen_hydrology::erosion::Mode::Off
+            {
+                eprintln!(
+                    "warning: erosion is off in preset {}, so the stage does nothing; \
+                     --preset eroded turns it on",
+                    preset.name()
+                );
+            }
             (profile::world_before(&args.stage, &config)?, config)
         }
     };

@@ -997,4 +997,26 @@ mod tests {
         assert_eq!(g.degree(0), 3);
         assert_eq!(g.degree(5), 8);
     }
+
+    /// The diffusion's weights: the neighbours of `for_each`, in its order, each with
+    /// `1 / d^2`, on a mesh (held per edge) and on rasters (three a node, borders included).
+    #[test]
+    fn inverse_square_weights_follow_the_neighbours() {
+        fn check<G: Neighbours>(g: &G) {
+            for i in 0..g.len() {
+                let (mut plain, mut weighted) = (Vec::new(), Vec::new());
+                g.for_each(i, |j, d| plain.push((j, 1.0 / (d * d))));
+                g.for_each_inv_sq(i, |j, w| weighted.push((j, w)));
+                assert_eq!(plain, weighted, "node {i}");
+            }
+        }
+        let mesh = orogen_world::DualMesh::jittered_grid(12, 9, 1.0, 0.75, 0.4, 3);
+        let xy = mesh.region_xy.as_slice().unwrap();
+        let offsets = mesh.region_neighbors.offsets.as_slice().unwrap();
+        let targets = mesh.region_neighbors.values.as_slice().unwrap();
+        check(&Mesh::new(offsets, targets, xy, 250.0).unwrap());
+        for (rows, cols, dx, dy) in [(1, 1, 1.0, 1.0), (4, 7, 30.0, 40.0), (6, 5, 2.5, 2.5)] {
+            check(&Grid { rows, cols, dx, dy });
+        }
+    }
 }

@@ -255,9 +255,11 @@ fn along_runs<G: Neighbours>(
     total
 }
 
-/// Linear hillslope diffusion `dh/dt = D laplacian(h)` for `dt`, explicit, in as many equal
-/// substeps as stability needs (each node's weights sum to at most 1: monotone, see
-/// `MAX_WEIGHT`). The Laplacian at node i is `4 / deg sum_j (h_j - h_i) / d_ij^2` over
+/// Linear hillslope diffusion `dh/dt = D laplacian(h)` for `dt`, in equal substeps: as many as
+/// the nodes up to the 99.9th percentile of the stiffness need to be explicit with their weights
+/// summing to at most 1 (monotone, see `MAX_WEIGHT`); the few stiffer nodes take each substep
+/// with their own value implicit, `(h_i + r s_i sum_j w_ij h_j) / (1 + r a_i)`, which is
+/// monotone at any step. The Laplacian at node i is `4 / deg sum_j (h_j - h_i) / d_ij^2` over
 /// its valid neighbours (exact for the 4- and 8-neighbour square lattices and the hexagonal
 /// one), the weights `1 / d_ij^2` from [`Neighbours::for_each_inv_sq`]. Base levels and NaN
 /// nodes stay.
@@ -269,18 +271,26 @@ pub fn diffuse<G: Neighbours>(g: &G, h: &mut [f64], base: &[bool], diffusivity: 
 }
 
 /// What [`diffuse`] keeps between the steps of one run ([`evolve`]): each node's share of its
-/// Laplacian and the stiffest node's weight, which set the substeps and depend only on the
-/// graph, the base levels and where `h` is NaN (none of which a run changes), and the buffer the
-/// substeps alternate with.
+/// Laplacian and its stiffness, and the stiffness that sets the substeps, which depend only on
+/// the graph, the base levels and where `h` is NaN (none of which a run changes), and the buffer
+/// the substeps alternate with.
 #[derive(Debug)]
 struct Diffusion {
     /// Per node, `4 / deg` over its neighbours that are not NaN; 0 for a node that stays (a base
     /// level, NaN, or without a neighbour that is not).
     scale: Vec<f64>,
-    /// The largest `4 / deg sum_j 1 / d_ij^2` of a node that is not a base level.
-    stiffest: f64,
+    /// Per node, its weights' sum `4 / deg sum_j 1 / d_ij^2` (0 where `scale` is 0).
+    stiffness: Vec<f64>,
+    /// The [`STIFF_QUANTILE`] quantile of the stiffness of the nodes that move: the substeps
+    /// keep every node up to it explicit.
+    typical: f64,
     other: Vec<f64>,
 }
+
+/// The share of the moving nodes whose stiffness sets the diffusion's substeps; the stiffer
+/// ones (a few with very short edges, up to twice as stiff on the relaxed mesh) take each
+/// substep with their own value implicit.
+const STIFF_QUANTILE: f64 = 0.999;
 
 /// Nodes a task of the diffusion's substeps.
 const DIFFUSION_CHUNK: usize = 4096;
@@ -308,20 +318,28 @@ impl Diffusion {
                 }
             })
             .unzip();
+        let mut moving: Vec<f64> = stiffness.iter().copied().filter(|&a| a > 0.0).collect();
+        let typical = if moving.is_empty() {
+            0.0
+        } else {
+            let k = ((moving.len() - 1) as f64 * STIFF_QUANTILE) as usize;
+            *moving.select_nth_unstable_by(k, f64::total_cmp).1
+        };
         Diffusion {
             scale,
-            stiffest: stiffness.into_iter().fold(0.0, f64::max),
+            stiffness,
+            typical,
             other: Vec::new(),
         }
     }
 
     /// [`diffuse`] by `dt` (`diffusivity` and `dt` > 0), on an `h` NaN where `new`'s was.
     fn step<G: Neighbours>(&mut self, g: &G, h: &mut [f64], diffusivity: f64, dt: f64) {
-        let substeps = (diffusivity * dt * self.stiffest / MAX_WEIGHT)
+        let substeps = (diffusivity * dt * self.typical / MAX_WEIGHT)
             .ceil()
             .max(1.0) as usize;
         let rate = diffusivity * (dt / substeps as f64);
-        let scale = &self.scale;
+        let (scale, stiffness) = (&self.scale, &self.stiffness);
         // One substep from `h` into `out` (every entry written).
         let substep = |h: &[f64], out: &mut [f64]| {
             out.par_chunks_mut(DIFFUSION_CHUNK)
@@ -341,7 +359,14 @@ impl Diffusion {
                                 sum += (hj - hi) * w;
                             }
                         });
-                        *out = hi + rate * s * sum;
+                        let a = rate * stiffness[i];
+                        *out = if a <= MAX_WEIGHT {
+                            hi + rate * s * sum
+                        } else {
+                            // Its own value implicit: `(h_i + r s sum_j w_ij h_j) / (1 + r a_i)`,
+                            // a convex combination however stiff the node.
+                            hi + rate * s * sum / (1.0 + a)
+                        };
                     }
                 });
         };
@@ -362,9 +387,10 @@ impl Diffusion {
     }
 }
 
-/// The most any node's weights may sum to in one explicit substep of the diffusion: 1, so each
-/// node's new value is a convex combination of its own and its neighbours' (the scheme is
-/// monotone: no new extremes, nothing grows). The roughest modes are also damped on the graphs
+/// The most any node's weights may sum to in one explicit substep of the diffusion (stiffer
+/// nodes take the substep with their own value implicit): 1, so each node's new value is a
+/// convex combination of its own and its neighbours' (the scheme is monotone: no new extremes,
+/// nothing grows). The roughest modes are also damped on the graphs
 /// orogen builds, which are not bipartite: the largest eigenvalue of the Laplacian is 4/3 of the
 /// largest weight sum on the 8-neighbour raster (a substep scales the checkerboard by -1/3) and
 /// about 1.66 of it on the relaxed Voronoi mesh (-0.66 at the stiffest node), not 2 (which would
@@ -673,6 +699,22 @@ mod tests {
                 "D dt {diffusivity_dt}: {before} -> {after}"
             );
         }
+        // The stiffest node is beyond the substeps' quantile: in one substep of weights 0.99 at
+        // the quantile its own weights sum above 1, and a spike there (1 among 0s) stays in
+        // 0 ..= 1 only because it takes the substep implicitly (to `1 / (1 + a)`).
+        let d = Diffusion::new(&g, &h0, &base);
+        let (k, &max) = d
+            .stiffness
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap();
+        assert!(0.99 * max / d.typical > 1.0, "{max} against {}", d.typical);
+        let mut h = vec![0.0; n];
+        h[k] = 1.0;
+        diffuse(&g, &mut h, &base, 1.0, 0.99 / d.typical);
+        assert!(h.iter().all(|v| (0.0..=1.0).contains(v)), "{}", h[k]);
+        assert!(h[k] < 0.6, "{}", h[k]);
     }
 
     /// At the substeps' limit (the stiffest node's weights summing to just under 1), one
@@ -698,7 +740,7 @@ mod tests {
         let h0: Vec<f64> = (0..g.len())
             .map(|i| if base[i] { 0.0 } else { sign(i) })
             .collect();
-        let stiffest = Diffusion::new(&g, &h0, &base).stiffest;
+        let stiffest = Diffusion::new(&g, &h0, &base).typical;
         let mut h = h0.clone();
         diffuse(&g, &mut h, &base, 1.0, 0.999 / stiffest);
         // Nodes two away from the border, whose neighbours are all inside.

@@ -390,11 +390,11 @@ impl Diffusion {
 /// The most any node's weights may sum to in one explicit substep of the diffusion (stiffer
 /// nodes take the substep with their own value implicit): 1, so each node's new value is a
 /// convex combination of its own and its neighbours' (the scheme is monotone: no new extremes,
-/// nothing grows). The roughest modes are also damped on the graphs
-/// orogen builds, which are not bipartite: the largest eigenvalue of the Laplacian is 4/3 of the
-/// largest weight sum on the 8-neighbour raster (a substep scales the checkerboard by -1/3) and
-/// about 1.66 of it on the relaxed Voronoi mesh (-0.66 at the stiffest node), not 2 (which would
-/// keep a checkerboard on a 4-neighbour lattice).
+/// nothing grows). The roughest modes are also damped on the graphs orogen builds, which are
+/// not bipartite: the largest eigenvalue of the Laplacian is 4/3 of the largest weight sum on
+/// the 8-neighbour raster (a substep scales the checkerboard by -1/3) and about 1.66 of it on
+/// the relaxed Voronoi mesh (-0.66 at a node at the limit), not 2 (which would keep a
+/// checkerboard on a 4-neighbour lattice).
 const MAX_WEIGHT: f64 = 1.0;
 
 /// Runs `steps` steps of `dt`: uplift `uplift[i] dt` (base levels and NaN nodes excepted), route

@@ -42,6 +42,7 @@
 //! assert!(h.iter().all(|&v| v < 100.0 + 7.0 + 50.0 * 10.0));
 //! ```
 
+mod lakes;
 mod route;
 mod spl;
 

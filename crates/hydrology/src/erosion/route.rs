@@ -255,6 +255,8 @@ struct Scratch {
     /// That flood's seeds and the order it finished nodes in (not read), kept between steps.
     rim: Vec<u32>,
     order: Vec<u32>,
+    /// The lakes grown from the pits (see `lakes`).
+    lakes: super::lakes::Lakes,
 }
 
 /// Steepest descent on `z`: the neighbour with the largest `(z_i - z_j) / d` > 0 (ties to the
@@ -292,21 +294,7 @@ fn steepest<G: Neighbours>(
 /// [`steepest`] of node `i`: its receiver (`u32::MAX` for none) and the distance to it.
 #[inline]
 fn steepest_of<G: Neighbours>(g: &G, z: &[f64], base: &[bool], i: usize) -> (u32, f64) {
-    let (mut r, mut d) = (u32::MAX, 0.0);
-    let zi = z[i];
-    if base[i] || zi.is_nan() {
-        return (r, d);
-    }
-    let mut best = 0.0;
-    g.for_each(i, |j, dj| {
-        let s = (zi - z[j]) / dj;
-        if s > best {
-            best = s;
-            r = j as u32;
-            d = dj;
-        }
-    });
-    (r, d)
+    super::lakes::steepest_by(g, base, i, |j| z[j])
 }
 
 /// [`steepest`] on a raster, row by row (the same neighbours in the same order, the same
@@ -381,10 +369,11 @@ fn steepest_grid(g: &Grid, z: &[f64], base: &[bool], receiver: &mut [u32], dist:
 /// lower (filled level, flood position) strictly, so the receivers form a forest rooted at the
 /// base levels. NaN nodes are inert roots; a node no base level reaches is its own root.
 ///
-/// The flood runs only over the pits' basins (the nodes whose steepest descent ends in a pit),
-/// from the nodes around them: outside those basins every node already descends to a base level,
-/// so its filled level is its own and the whole flood would pop the basins' nodes in the same
-/// order (see `flood_pit_basins`).
+/// The flood's result is found without flooding: outside the pits' lakes every node already
+/// descends to a base level, so only the lakes' levels and links change anything, and those are
+/// grown upward from the pits, visiting the lakes and their shores (see `lakes`). Where a node
+/// next to a lake lies at exactly the lake's level (ties, as on integer DEMs), the Priority-Flood
+/// runs over the pits' basins instead, from the nodes around them (see `flood_pit_basins`).
 ///
 /// Then the stack (depth-first from each root, roots in index order) and the drainage area
 /// (`cell_area` summed upstream, in the reverse stack: the same bytes for any thread count).
@@ -424,41 +413,18 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
     let mut n_flooded = 0;
     if !pits.is_empty() {
         let scratch = &mut flow.scratch;
-        let nodes = flood_pit_basins(g, z, receiver, pits, scratch);
-        let (filled, parent) = (&scratch.filled, &mut scratch.parent);
-        // Steepest descent on the filled levels differs from the first only at raised nodes
-        // and their neighbours in the basins: a node outside keeps its receiver (outside, not
-        // raised), and its other neighbours only rose. A raised node's neighbours were all
-        // reached by the flood, so those in the basins are the ones with a parent (`filled` is
-        // current only in the basins and around them).
-        for &i in &nodes {
-            let i = i as usize;
-            if filled[i] > z[i] {
-                (receiver[i], distance[i]) = steepest_of(g, filled, base, i);
-                g.for_each(i, |j, _| {
-                    if parent[j] != u32::MAX && filled[j] == z[j] {
-                        (receiver[j], distance[j]) = steepest_of(g, filled, base, j);
-                    }
-                });
-            }
-        }
-        for &i in &nodes {
-            let i = i as usize;
-            if receiver[i] == u32::MAX && parent[i] != u32::MAX {
-                receiver[i] = parent[i];
-                let p = parent[i] as usize;
-                g.for_each(i, |j, dj| {
-                    if j == p {
-                        distance[i] = dj;
-                    }
-                });
-            }
-            if filled[i] > z[i] {
-                n_flooded += 1;
-            }
-            parent[i] = u32::MAX;
-            scratch.closed[i] = true;
-        }
+        n_flooded = match super::lakes::drain_pits(
+            g,
+            z,
+            base,
+            receiver,
+            distance,
+            &pits,
+            &mut scratch.lakes,
+        ) {
+            Some(n) => n,
+            None => drain_pits_by_flood(g, z, base, receiver, distance, pits, scratch),
+        };
     }
     receiver
         .par_iter_mut()
@@ -482,6 +448,58 @@ pub(super) fn route_trees<G: Neighbours>(g: &G, z: &[f64], base: &[bool], flow: 
         Some(grid) => stack_grid(grid, receiver, stack, up, runs, scratch),
         None => stack_into(receiver, stack, up, runs, scratch),
     }
+}
+
+/// The pits routed by a Priority-Flood over their basins (what [`super::lakes::drain_pits`]
+/// declines: ties at a lake's level): raised nodes and their neighbours re-routed on the filled
+/// levels, the lakes' nodes without a lower neighbour linked to the node the flood reached
+/// them from. Returns the number of raised nodes.
+fn drain_pits_by_flood<G: Neighbours>(
+    g: &G,
+    z: &[f64],
+    base: &[bool],
+    receiver: &mut [u32],
+    distance: &mut [f64],
+    pits: Vec<u32>,
+    scratch: &mut Scratch,
+) -> usize {
+    let mut n_flooded = 0;
+    let nodes = flood_pit_basins(g, z, receiver, pits, scratch);
+    let (filled, parent) = (&scratch.filled, &mut scratch.parent);
+    // Steepest descent on the filled levels differs from the first only at raised nodes
+    // and their neighbours in the basins: a node outside keeps its receiver (outside, not
+    // raised), and its other neighbours only rose. A raised node's neighbours were all
+    // reached by the flood, so those in the basins are the ones with a parent (`filled` is
+    // current only in the basins and around them).
+    for &i in &nodes {
+        let i = i as usize;
+        if filled[i] > z[i] {
+            (receiver[i], distance[i]) = steepest_of(g, filled, base, i);
+            g.for_each(i, |j, _| {
+                if parent[j] != u32::MAX && filled[j] == z[j] {
+                    (receiver[j], distance[j]) = steepest_of(g, filled, base, j);
+                }
+            });
+        }
+    }
+    for &i in &nodes {
+        let i = i as usize;
+        if receiver[i] == u32::MAX && parent[i] != u32::MAX {
+            receiver[i] = parent[i];
+            let p = parent[i] as usize;
+            g.for_each(i, |j, dj| {
+                if j == p {
+                    distance[i] = dj;
+                }
+            });
+        }
+        if filled[i] > z[i] {
+            n_flooded += 1;
+        }
+        parent[i] = u32::MAX;
+        scratch.closed[i] = true;
+    }
+    n_flooded
 }
 
 /// Floods the basins of `pits` (steepest descent on `z` by `receiver`) from the nodes around
@@ -879,6 +897,35 @@ mod tests {
         (receiver, distance, n_flooded)
     }
 
+    /// Steepest descent, then the pits as `route_trees` routes them, by the lakes grown from the
+    /// pits or (`by_flood`) by the Priority-Flood over their basins: receivers (roots their own),
+    /// distances, raised nodes, or `None` when the lakes decline.
+    fn route_pits<G: Neighbours>(
+        g: &G,
+        z: &[f64],
+        base: &[bool],
+        by_flood: bool,
+        scratch: &mut Scratch,
+    ) -> Option<(Vec<u32>, Vec<f64>, usize)> {
+        let n = g.len();
+        let (mut receiver, mut distance) = (vec![0; n], vec![0.0; n]);
+        let pits = steepest(g, z, base, &mut receiver, &mut distance);
+        let n_flooded = if by_flood {
+            drain_pits_by_flood(g, z, base, &mut receiver, &mut distance, pits, scratch)
+        } else {
+            let lakes = &mut scratch.lakes;
+            super::super::lakes::drain_pits(g, z, base, &mut receiver, &mut distance, &pits, lakes)?
+        };
+        for (i, r) in receiver.iter_mut().enumerate() {
+            if *r == u32::MAX {
+                *r = i as u32;
+            }
+        }
+        Some((receiver, distance, n_flooded))
+    }
+
+    /// Both ways of routing the pits, against the whole graph's flood. The lakes take every
+    /// surface here (continuous levels: no ties), and the basins' flood is checked on the same.
     #[test]
     fn the_pit_basins_flood_as_the_whole_graph_does() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -890,6 +937,7 @@ mod tests {
         for (rows, cols) in [(3, 4), (17, 23), (48, 61), (90, 90)] {
             // One routing's buffers kept across the surfaces, as `evolve` keeps them.
             let mut kept = Flow::default();
+            let mut scratch = Scratch::default();
             for round in 0..6 {
                 let g = Grid {
                     rows,
@@ -924,6 +972,13 @@ mod tests {
                     assert_eq!(flow.distance, distance, "{rows}x{cols} round {round}");
                     assert_eq!(flow.n_flooded, n_flooded, "{rows}x{cols} round {round}");
                 }
+                let whole = (receiver, distance, n_flooded);
+                for by_flood in [false, true] {
+                    // The same buffers across surfaces, as `evolve` keeps them.
+                    let routed = route_pits(&Plain(g), &z, &base, by_flood, &mut scratch);
+                    let routed = routed.expect("the lakes declined a surface without ties");
+                    assert_eq!(routed, whole, "{rows}x{cols} round {round}, {by_flood}");
+                }
                 raised += n_flooded;
                 pits += (0..rows * cols)
                     .filter(|&i| {
@@ -949,7 +1004,7 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let mut flooded = 0;
+        let (mut flooded, mut declined) = (0, 0);
         for (rows, cols) in [(1, 1), (1, 7), (6, 1), (2, 2), (9, 13), (40, 31), (64, 64)] {
             for _ in 0..4 {
                 let g = Grid {
@@ -976,9 +1031,13 @@ mod tests {
                 assert_eq!(fast.n_flooded, plain.n_flooded, "{rows}x{cols}");
                 assert_eq!(fast.stack, stack(&fast.receiver));
                 flooded += fast.n_flooded;
+                let lakes = route_pits(&g, &z, &base, false, &mut Scratch::default());
+                declined += usize::from(lakes.is_none());
             }
         }
         assert!(flooded > 0, "no grid had a depression");
+        // Ties at the lakes' levels: these routings went through the basins' flood.
+        assert!(declined > 0, "the lakes took every surface");
     }
 
     #[test]

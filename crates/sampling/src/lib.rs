@@ -203,7 +203,9 @@ pub fn poisson_disc_variable<R: Rng + ?Sized, F: Fn(f64, f64) -> f64>(
 /// [crate](self)'s one spacing rule), so a sparse area does not push a dense neighbour's points
 /// away. Fronts start from seed darts on a lattice of step `seed_step` over `rect`, in row order,
 /// so islands of non-zero density are reached too; each front grows with [`MASKED_K`]
-/// candidates per active point. Each point comes with its disc radius.
+/// candidates per active point. Each point comes with its disc radius. `radius` is asked only at
+/// candidates not already closer than `min(r_min, r(p))` to a placed point `p` (those fail
+/// whatever their radius), so a bad radius is reported where a candidate could stand.
 pub fn poisson_disc_masked<R: Rng + ?Sized>(
     rng: &mut R,
     rect: Rect,
@@ -305,6 +307,9 @@ enum Fronts {
 struct Sampler {
     rect: Rect,
     k: usize,
+    /// The smallest radius: a candidate closer than `min(r_min, r(q))` to a placed point `q`
+    /// fails whatever its own radius.
+    r_min: f64,
     inv_cell: f64,
     gw: usize,
     gh: usize,
@@ -338,6 +343,7 @@ impl Sampler {
         Ok(Sampler {
             rect,
             k,
+            r_min,
             inv_cell: 1.0 / cell,
             gw,
             gh,
@@ -408,6 +414,11 @@ impl Sampler {
         }
         let (cx, cy) = self.cell_of(x, y);
         if self.grid[cy * self.gw + cx] != EMPTY {
+            return Ok(None);
+        }
+        // Too close to a placed point whatever the candidate's radius (at least `r_min`): the
+        // radius, often the costliest part (a lookup in the caller's map), is not asked for.
+        if !self.fits(x, y, self.r_min, cx, cy) {
             return Ok(None);
         }
         let Some(r) = radius([x, y])? else {

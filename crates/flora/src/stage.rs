@@ -161,6 +161,33 @@ impl Params {
 /// 2-D side views as `tree_nodes_2d` (x, z, radius) and `tree_parent_2d`; `tree_model_species`
 /// u32 per model).
 pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
+    plant(world, params)?.write(world)
+}
+
+/// What the flora stage grows on a world, not yet written into it: [`plant`] then
+/// [`Planted::write`] is [`run`].
+#[derive(Clone, Debug)]
+pub struct Planted {
+    instances: Instances,
+    models: Vec<TreeModel>,
+}
+
+impl Planted {
+    /// The instances placed.
+    pub fn instances(&self) -> &Instances {
+        &self.instances
+    }
+
+    /// Writes the stage's layers (see [`run`]).
+    pub fn write(&self, world: &mut World) -> Result<(), Error> {
+        write_instances(world, &self.instances)?;
+        write_models(world, &self.models)
+    }
+}
+
+/// [`run`]'s work on a world it only reads, so that other work reading the same world (the
+/// outputs that show no trees) can run beside it.
+pub fn plant(world: &World, params: &Params) -> Result<Planted, Error> {
     params.validate()?;
     let table = params.table()?;
     let mesh = world.mesh()?;
@@ -226,10 +253,10 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
             )
         },
     );
-    let (models, instances) = (models?, instances?);
-    write_instances(world, &instances)?;
-    write_models(world, &models)?;
-    Ok(())
+    Ok(Planted {
+        models: models?,
+        instances: instances?,
+    })
 }
 
 /// The river polylines (map coordinates) of the `rivers` layer, if any.

@@ -37,7 +37,7 @@ pub use classic::{CLASSIC_STAGES, ClassicParams, Pipeline};
 pub use config::{Config, ExportParams, MAX_CELLS, WorldParams, memory_estimate_bytes};
 pub use error::{Error, panic_message};
 pub use output::{Output, resolve_outputs};
-pub use outputs::{Written, read_world, write_outputs, write_run};
+pub use outputs::{Written, generate_run, read_world, write_outputs, write_run};
 pub use pipeline::{
     Reuse, STAGES, Timings, WORLD_JSON_READS, generate, generate_mesh, generate_mesh_until,
     generate_observed, generate_rest, generate_rest_reusing, generate_rest_until, generate_timed,

@@ -31,6 +31,49 @@ pub struct Written {
 pub fn write_run(world: &World, config: &Config, dir: &Path) -> Result<Written, Error> {
     let previous = previous_files(dir);
     let files = write_outputs(world, config, dir)?;
+    remove_previous(dir, previous, files)
+}
+
+/// Generates a world ([`crate::generate_observed`], `on_stage` called before each stage and
+/// before `export`) and writes its outputs as [`write_run`] does. When an output needs the flora
+/// stage, the stage runs beside the outputs that show no trees (they do not read its layers),
+/// then those that do are written: the same files as generating, then writing, in less time.
+/// The timings end with `export`, the flora stage's own time within it
+/// ([`Timings::beside_export`](crate::Timings::beside_export)). Returns the world too.
+pub fn generate_run(
+    config: &Config,
+    dir: &Path,
+    on_stage: &mut dyn FnMut(&'static str),
+) -> Result<(World, Written, crate::Timings), Error> {
+    config.validate()?;
+    let flora = config.pipeline() == crate::Pipeline::Mesh
+        && crate::pipeline::needed_stages(config)?.contains(&"flora");
+    if !flora {
+        let (world, mut timings) = crate::generate_observed(config, on_stage)?;
+        on_stage("export");
+        let start = std::time::Instant::now();
+        let written = write_run(&world, config, dir)?;
+        timings.stages.push(("export", start.elapsed()));
+        return Ok((world, written, timings));
+    }
+    let (mut world, mut timings) =
+        crate::pipeline::generate_before(config, Some("flora"), on_stage)?;
+    on_stage("export");
+    let start = std::time::Instant::now();
+    let previous = previous_files(dir);
+    let (files, planting) = write_outputs_planting(&mut world, config, &config.flora, dir)?;
+    let written = remove_previous(dir, previous, files)?;
+    timings.stages.push(("export", start.elapsed()));
+    timings.beside_export.push(("flora", planting));
+    Ok((world, written, timings))
+}
+
+/// Removes the files of the previous run (`previous`) that this run (`files`) did not write.
+fn remove_previous(
+    dir: &Path,
+    previous: Vec<String>,
+    files: Vec<String>,
+) -> Result<Written, Error> {
     let mut removed = Vec::new();
     for name in previous {
         let path = dir.join(&name);
@@ -80,10 +123,63 @@ fn previous_files(dir: &Path) -> Vec<String> {
 /// are renamed into place together, `world.json` (listing the others) last, so an interrupted
 /// run leaves the previous outputs as they were. Returns the names written.
 pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<String>, Error> {
+    let out = OutDir::create(dir)?;
+    let shared = Shared::default();
+    let (parts, ()) = run_jobs(world, config, &out, &shared, &|_| true, || ())?;
+    finish(world, config, out, parts, shared)
+}
+
+/// [`write_outputs`] of a world whose flora stage has not run yet: the stage (`flora`) runs
+/// beside the outputs that show no trees, then those that do are written. The same files as
+/// running the stage, then [`write_outputs`]. Returns the names written and the stage's own
+/// wall time (within the export's).
+fn write_outputs_planting(
+    world: &mut World,
+    config: &Config,
+    flora: &orogen_flora::Params,
+    dir: &Path,
+) -> Result<(Vec<String>, std::time::Duration), Error> {
+    let out = OutDir::create(dir)?;
+    let shared = Shared::default();
+    let trees = crate::pipeline::stage_writes("flora", config);
+    let shows_trees = |o: crate::Output| o.reads().iter().any(|r| *r == "*" || trees.contains(r));
+    let (mut parts, planted) = {
+        let world = &*world;
+        run_jobs(world, config, &out, &shared, &|o| !shows_trees(o), || {
+            let start = std::time::Instant::now();
+            let planted = orogen_flora::plant(world, flora);
+            (planted, start.elapsed())
+        })?
+    };
+    let (planted, elapsed) = planted;
+    planted?.write(world)?;
+    let (more, ()) = run_jobs(world, config, &out, &shared, &shows_trees, || ())?;
+    parts.extend(more);
+    Ok((finish(world, config, out, parts, shared)?, elapsed))
+}
+
+/// What the jobs of one run hand back for `world.json`.
+#[derive(Default)]
+struct Shared {
+    landscape_sampling: OnceLock<SamplingJson>,
+    written_mapping: OnceLock<HeightMapping>,
+}
+
+/// Runs the jobs of the config's outputs that `pick` keeps (side by side, beside `beside`),
+/// each writing into its own part of `out`; returns the parts with each job's place in the
+/// order [`finish`] absorbs them (the same order whichever were picked), and what `beside`
+/// returned.
+fn run_jobs<R: Send>(
+    world: &World,
+    config: &Config,
+    out: &OutDir,
+    shared: &Shared,
+    pick: &(dyn Fn(crate::Output) -> bool + Sync),
+    beside: impl FnOnce() -> R + Send,
+) -> Result<(Vec<(usize, OutDir)>, R), Error> {
     use crate::Output::*;
     let wanted = config.outputs()?;
-    let wants = |output| wanted.contains(&output);
-    let mut out = OutDir::create(dir)?;
+    let wants = |output| wanted.contains(&output) && pick(output);
     let config_json = serde_json::to_value(config).expect("a config always serialises");
     // The colour map, the biome map and the river mask share one grid's shore (elevation and
     // lake depth rasters, water share, river coverage): built once, before their jobs.
@@ -93,11 +189,7 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
     // Side by side while each output's rasters are small; one at a time above that, so the
     // peak memory is one output's, not the sum of all (and then each builds its own shore,
     // dropped with it).
-    let side = config
-        .export
-        .resolution
-        .max(config.export.heightmap_size().unwrap_or(0));
-    let side_by_side = side <= SIDE_BY_SIDE_MAX_PIXELS;
+    let side_by_side = side_by_side(config);
     let shore = if side_by_side && (biome_maps || river_mask) {
         let style = orogen_export::stroke::StrokeStyle::default();
         Some(colormap::Shore::new(
@@ -109,44 +201,48 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         None
     };
     let shore = shore.as_ref();
-    // What the landscape and heightmap jobs hand back for `world.json`.
-    let landscape_sampling = OnceLock::new();
-    let written_mapping = OnceLock::new();
-    // Each output (or group sharing a raster) is one job writing into its own part of the
-    // folder; the parts are absorbed in the jobs' order, so the names come in the same order
-    // whether the jobs run one after another or side by side.
-    let mut jobs: Vec<Job<'_>> = Vec::new();
+    let landscape_sampling = &shared.landscape_sampling;
+    let written_mapping = &shared.written_mapping;
+    let mut jobs: Vec<(usize, Job<'_>)> = Vec::new();
     if wants(Npz) {
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");
-        jobs.push(Box::new(move |out| {
-            out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
-            Ok(())
-        }));
+        jobs.push((
+            1,
+            Box::new(move |out| {
+                out.write("world.npz", |w| Ok(world.write_npz(w, &text)?))?;
+                Ok(())
+            }),
+        ));
     }
     if biome_maps {
         let (colors, biomes) = (wants(Colormap), wants(Biomes));
-        jobs.push(Box::new(move |out| {
-            write_biome_outputs(world, config, colors, biomes, shore, out)
-        }));
+        jobs.push((
+            2,
+            Box::new(move |out| write_biome_outputs(world, config, colors, biomes, shore, out)),
+        ));
     }
     if world.has_mesh() && wants(Mesh) {
         let nx = config.export.resolution;
-        jobs.push(Box::new(move |out| {
-            out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
-            Ok(())
-        }));
+        jobs.push((
+            3,
+            Box::new(move |out| {
+                out.write("mesh.png", |w| orogen_export::mesh_png(w, world, nx))?;
+                Ok(())
+            }),
+        ));
     }
     if config.pipeline() == crate::Pipeline::Classic && wants(Landscape) {
         let sampling = &landscape_sampling;
-        jobs.push(Box::new(move |out| {
-            let _ = sampling.set(write_landscape(world, config, out)?);
-            Ok(())
-        }));
+        jobs.push((
+            4,
+            Box::new(move |out| {
+                let _ = sampling.set(write_landscape(world, config, out)?);
+                Ok(())
+            }),
+        ));
     }
-    let mut sampling = None;
     if world.has_layer("region_elevation") {
         let grid = raster_grid(world, config)?;
-        sampling = Some(SamplingJson::from(&grid));
         let files = heightmap::HeightmapFiles {
             png: wants(Heightmap),
             r16: wants(R16),
@@ -154,86 +250,134 @@ pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<S
         };
         if files.png || files.r16 || files.exr {
             let mapping = &written_mapping;
-            jobs.push(Box::new(move |out| {
-                // The shore's elevation when there is one: the same raster, made once.
-                let elevation = match shore {
-                    Some(shore) => shore.elevation(),
-                    None => colormap::elevation_raster(world, &grid)?,
-                };
-                let _ = mapping.set(heightmap::write_heightmaps_from(
-                    out,
-                    world,
-                    &grid,
-                    &elevation,
-                    config.export.normalize,
-                    config.export.engine,
-                    files,
-                )?);
-                Ok(())
-            }));
+            jobs.push((
+                5,
+                Box::new(move |out| {
+                    // The shore's elevation when there is one: the same raster, made once.
+                    let elevation = match shore {
+                        Some(shore) => shore.elevation(),
+                        None => colormap::elevation_raster(world, &grid)?,
+                    };
+                    let _ = mapping.set(heightmap::write_heightmaps_from(
+                        out,
+                        world,
+                        &grid,
+                        &elevation,
+                        config.export.normalize,
+                        config.export.engine,
+                        files,
+                    )?);
+                    Ok(())
+                }),
+            ));
         }
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
         if river_mask {
-            jobs.push(Box::new(move |out| {
-                let mask = match shore {
-                    Some(shore) => orogen_export::rivers::river_mask_on(shore),
-                    None => orogen_export::rivers::river_mask(
-                        world,
-                        &grid,
-                        &orogen_export::stroke::StrokeStyle::default(),
-                    )?,
-                };
-                out.write("rivers.png", |w| {
-                    orogen_export::png::write_gray8(w, mask.view())
-                })?;
-                Ok(())
-            }));
+            jobs.push((
+                6,
+                Box::new(move |out| {
+                    let mask = match shore {
+                        Some(shore) => orogen_export::rivers::river_mask_on(shore),
+                        None => orogen_export::rivers::river_mask(
+                            world,
+                            &grid,
+                            &orogen_export::stroke::StrokeStyle::default(),
+                        )?,
+                    };
+                    out.write("rivers.png", |w| {
+                        orogen_export::png::write_gray8(w, mask.view())
+                    })?;
+                    Ok(())
+                }),
+            ));
         }
     }
     // Engine terrain layers: splat maps per biome group.
     if world.has_mesh() && wants(Splat) {
         let grid = raster_grid(world, config)?;
-        jobs.push(Box::new(move |out| {
-            orogen_export::splat::write_layers(out, world, &grid)?;
-            Ok(())
-        }));
+        jobs.push((
+            7,
+            Box::new(move |out| {
+                orogen_export::splat::write_layers(out, world, &grid)?;
+                Ok(())
+            }),
+        ));
     }
     if world.has_mesh() && wants(Geojson) {
-        jobs.push(Box::new(move |out| {
-            out.write(geojson::FILE, |w| geojson::write_geojson(w, world))?;
-            Ok(())
-        }));
+        jobs.push((
+            8,
+            Box::new(move |out| {
+                out.write(geojson::FILE, |w| geojson::write_geojson(w, world))?;
+                Ok(())
+            }),
+        ));
     }
     if world.has_layer("region_elevation") && world.has_layer("corner_elevation") {
         let colors = Some(colormap_options(config));
         if wants(Glb) {
-            jobs.push(Box::new(move |out| {
-                let options = config.export.glb_options(colors);
-                orogen_export::gltf::write_glb(out, world, &options)?;
-                Ok(())
-            }));
+            jobs.push((
+                9,
+                Box::new(move |out| {
+                    let options = config.export.glb_options(colors);
+                    orogen_export::gltf::write_glb(out, world, &options)?;
+                    Ok(())
+                }),
+            ));
         }
         if wants(Preview3d) {
-            jobs.push(Box::new(move |out| {
-                let options = config.export.preview_options(colors);
-                orogen_export::preview3d::write_preview3d(out, world, &options)?;
-                Ok(())
-            }));
+            jobs.push((
+                10,
+                Box::new(move |out| {
+                    let options = config.export.preview_options(colors);
+                    orogen_export::preview3d::write_preview3d(out, world, &options)?;
+                    Ok(())
+                }),
+            ));
         }
     }
-    let run = |job: Job<'_>| -> Result<OutDir, Error> {
+    let run = |(k, job): (usize, Job<'_>)| -> Result<(usize, OutDir), Error> {
         let mut part = out.fork();
         job(&mut part)?;
-        Ok(part)
+        Ok((k, part))
     };
-    let parts: Vec<Result<OutDir, Error>> = if side_by_side {
-        jobs.into_par_iter().map(run).collect()
+    let (parts, besides) = if side_by_side {
+        rayon::join(
+            || {
+                jobs.into_par_iter()
+                    .map(run)
+                    .collect::<Vec<Result<(usize, OutDir), Error>>>()
+            },
+            beside,
+        )
     } else {
-        jobs.into_iter().map(run).collect()
+        let besides = beside();
+        (jobs.into_iter().map(run).collect(), besides)
     };
-    for part in parts {
-        out.absorb(part?);
+    let parts = parts.into_iter().collect::<Result<Vec<_>, Error>>()?;
+    Ok((parts, besides))
+}
+
+/// Absorbs the jobs' parts in their order, then writes `world.json` and commits the folder.
+fn finish(
+    world: &World,
+    config: &Config,
+    mut out: OutDir,
+    mut parts: Vec<(usize, OutDir)>,
+    shared: Shared,
+) -> Result<Vec<String>, Error> {
+    parts.sort_by_key(|(k, _)| *k);
+    for (_, part) in parts {
+        out.absorb(part);
     }
+    let config_json = serde_json::to_value(config).expect("a config always serialises");
+    let Shared {
+        landscape_sampling,
+        written_mapping,
+    } = shared;
+    let sampling = world
+        .has_layer("region_elevation")
+        .then(|| raster_grid(world, config).map(|grid| SamplingJson::from(&grid)))
+        .transpose()?;
     let sampling = sampling.or_else(|| landscape_sampling.into_inner());
     let height_mapping = match written_mapping.into_inner() {
         Some(m) => m,
@@ -278,6 +422,15 @@ type Job<'a> = Box<dyn FnOnce(&mut OutDir) -> Result<(), Error> + Send + 'a>;
 
 /// The largest raster side (pixels) at which [`write_outputs`] runs the outputs side by side.
 const SIDE_BY_SIDE_MAX_PIXELS: usize = 2048;
+
+/// Whether the config's rasters are small enough for its outputs to run side by side.
+fn side_by_side(config: &Config) -> bool {
+    let side = config
+        .export
+        .resolution
+        .max(config.export.heightmap_size().unwrap_or(0));
+    side <= SIDE_BY_SIDE_MAX_PIXELS
+}
 
 /// The colour map options of this config (the biome palette's water colours).
 fn colormap_options(config: &Config) -> colormap::ColormapOptions {

@@ -20,10 +20,13 @@ pub const STAGES: &[&str] = &[
 pub struct Timings {
     /// Each stage's name and wall time, in the order run.
     pub stages: Vec<(&'static str, Duration)>,
+    /// Stages that ran beside the export ([`crate::generate_run`]): their wall time is within
+    /// the `export` entry's, not added to the total.
+    pub beside_export: Vec<(&'static str, Duration)>,
 }
 
 impl Timings {
-    /// The sum of the stages' times.
+    /// The sum of the stages' times (a stage beside the export counted in the export's).
     pub fn total(&self) -> Duration {
         self.stages.iter().map(|(_, d)| *d).sum()
     }
@@ -66,11 +69,19 @@ pub fn generate_observed(
     if config.pipeline() == crate::Pipeline::Classic {
         return crate::classic::generate(config, on_stage);
     }
-    let mut timings = Timings::default();
     let stages = needed_stages(config)?;
+    generate_before(config, STAGES.get(stages.len()).copied(), on_stage)
+}
+
+/// The mesh pipeline's stages before `until` (all with `None`) on a new world.
+pub(crate) fn generate_before(
+    config: &Config,
+    until: Option<&str>,
+    on_stage: &mut dyn FnMut(&'static str),
+) -> Result<(World, Timings), Error> {
+    let mut timings = Timings::default();
     on_stage(STAGES[0]);
     let mut world = generate_mesh(config, &mut timings)?;
-    let until = STAGES.get(stages.len()).copied();
     generate_rest_observed(config, &mut world, &mut timings, until, on_stage)?;
     Ok((world, timings))
 }
@@ -519,6 +530,43 @@ mod tests {
                 assert!(got == files(&full, &alone), "{output:?} differs");
             }
             assert!(skipped_any);
+        }
+    }
+
+    /// `generate_run` (the flora stage beside the outputs that show no trees) writes the files
+    /// of generating, then writing: the same names in the same order, the same bytes, the same
+    /// world; with no output showing trees, nothing runs beside the export.
+    #[test]
+    fn generating_and_writing_together_is_the_same_as_one_after_the_other() {
+        use Output::*;
+        for outputs in [
+            vec![All],
+            vec![Preview3d, Heightmap, Colormap],
+            vec![Heightmap, Splat],
+        ] {
+            let config = small(&outputs);
+            let world = generate(&config).unwrap();
+            let expected = files(&world, &config);
+            let dir = tempfile::tempdir().unwrap();
+            let (together, written, timings) =
+                crate::generate_run(&config, dir.path(), &mut |_| {}).unwrap();
+            let got: Vec<(String, Vec<u8>)> = written
+                .files
+                .iter()
+                .map(|n| (n.clone(), std::fs::read(dir.path().join(n)).unwrap()))
+                .collect();
+            assert!(got == expected, "{outputs:?}: the files differ");
+            let layers = |w: &World| {
+                let mut names: Vec<String> = w.layers().map(|(n, _)| n.to_owned()).collect();
+                names.sort();
+                names
+            };
+            assert_eq!(layers(&together), layers(&world), "{outputs:?}");
+            let trees = outputs != [Heightmap, Splat];
+            assert_eq!(together.has_layer("flora_xy"), trees, "{outputs:?}");
+            let beside: Vec<&str> = timings.beside_export.iter().map(|(n, _)| *n).collect();
+            assert_eq!(beside, if trees { vec!["flora"] } else { vec![] });
+            assert_eq!(timings.stages.last().map(|(n, _)| *n), Some("export"));
         }
     }
 }

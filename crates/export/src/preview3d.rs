@@ -135,10 +135,34 @@ impl Scene {
     }
 }
 
-/// Renders the preview (`height x width x 3`, 8-bit RGB).
+/// Renders the preview (`height x width x 3`, 8-bit RGB): [`render`] of the
+/// [`preview_terrain`].
 pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, ExportError> {
+    render(world, preview_terrain(world, options)?, options)
+}
+
+/// The preview's terrain without its trees: heights (exaggerated), colours and shade on the
+/// preview's grid, the costly part of [`preview3d`]; it reads no flora layer, so it can be made
+/// before the flora stage has run.
+pub struct PreviewTerrain {
+    scene: Scene,
+}
+
+impl std::fmt::Debug for PreviewTerrain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreviewTerrain")
+            .field("nx", &self.scene.nx)
+            .field("ny", &self.scene.ny)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The [`PreviewTerrain`] of a world.
+pub fn preview_terrain(
+    world: &World,
+    options: &PreviewOptions,
+) -> Result<PreviewTerrain, ExportError> {
     options.validate()?;
-    let (w_px, h_px) = (options.width, options.width * 9 / 16);
     // The terrain at about one vertex per two output pixels across.
     let n = (options.width / 2).clamp(65, 2049) + 1;
     let grid = TerrainGrid::new(world, n)?;
@@ -148,7 +172,7 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
         .iter()
         .all(|l| world.has_layer(l));
     let meta = &world.meta;
-    let mut color: Vec<[f32; 3]> = match (options.colors.as_ref(), has_biomes) {
+    let color: Vec<[f32; 3]> = match (options.colors.as_ref(), has_biomes) {
         (Some(c), true) => {
             let pixels = PixelGrid {
                 nx,
@@ -177,16 +201,6 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
             })
             .collect(),
     };
-    let scale = metres_per_unit(world);
-    // Trees as dark dots on the colour texture.
-    if let (Ok(xy), true) = (world.view2::<f64>("flora_xy"), world.has_layer("flora_xy")) {
-        for p in xy.rows() {
-            let c = ((p[0] * scale / grid.dx_m).round() as usize).min(nx - 1);
-            let r = ((p[1] * scale / grid.dy_m).round() as usize).min(ny - 1);
-            let px = &mut color[r * nx + c];
-            *px = mix(*px, [0.05, 0.16, 0.05], 0.6);
-        }
-    }
     let height: Vec<f32> = grid.heights_m.iter().map(|&h| h * exag).collect();
     // The one hillshade (`crate::relief`), on the exaggerated slope.
     let sun = crate::relief::sun();
@@ -209,7 +223,32 @@ pub fn preview3d(world: &World, options: &PreviewOptions) -> Result<Array3<u8>, 
         color,
         shade,
     };
-    drop(grid);
+    Ok(PreviewTerrain { scene })
+}
+
+/// Renders `terrain` (the world's [`preview_terrain`] with the same options) with the world's
+/// trees (`flora_xy`, when present) as dark dots on its colours.
+pub fn render(
+    world: &World,
+    terrain: PreviewTerrain,
+    options: &PreviewOptions,
+) -> Result<Array3<u8>, ExportError> {
+    options.validate()?;
+    let (w_px, h_px) = (options.width, options.width * 9 / 16);
+    let meta = &world.meta;
+    let mut scene = terrain.scene;
+    let (nx, ny) = (scene.nx, scene.ny);
+    let scale = metres_per_unit(world);
+    // Trees as dark dots on the colour texture.
+    if let (Ok(xy), true) = (world.view2::<f64>("flora_xy"), world.has_layer("flora_xy")) {
+        for p in xy.rows() {
+            let c = ((p[0] * scale / scene.dx).round() as usize).min(nx - 1);
+            let r = ((p[1] * scale / scene.dy).round() as usize).min(ny - 1);
+            let px = &mut scene.color[r * nx + c];
+            *px = mix(*px, [0.05, 0.16, 0.05], 0.6);
+        }
+    }
+    let scene = scene;
 
     // The camera: south of the map's centre, looking north and down at the map.
     let (map_w, map_h) = (meta.width * scale, meta.height * scale);
@@ -294,7 +333,17 @@ pub fn write_preview3d(
     world: &World,
     options: &PreviewOptions,
 ) -> Result<(), ExportError> {
-    let image = preview3d(world, options)?;
+    write_rendered(out, world, preview_terrain(world, options)?, options)
+}
+
+/// [`write_preview3d`] of a [`PreviewTerrain`] made earlier ([`render`]).
+pub fn write_rendered(
+    out: &mut OutDir,
+    world: &World,
+    terrain: PreviewTerrain,
+    options: &PreviewOptions,
+) -> Result<(), ExportError> {
+    let image = render(world, terrain, options)?;
     out.write(FILE, |w| crate::png::write_rgb8(w, image.view()))?;
     Ok(())
 }

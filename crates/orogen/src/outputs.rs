@@ -143,26 +143,46 @@ fn write_outputs_planting(
     let shared = Shared::default();
     let trees = crate::pipeline::stage_writes("flora", config);
     let shows_trees = |o: crate::Output| o.reads().iter().any(|r| *r == "*" || trees.contains(r));
-    let (mut parts, planted) = {
+    // The preview's terrain reads no flora layer: made beside the stage too, only its trees
+    // and its rendering after.
+    let preview = config.outputs()?.contains(&crate::Output::Preview3d)
+        && world.has_layer("region_elevation")
+        && world.has_layer("corner_elevation");
+    let (mut parts, (planted, terrain)) = {
         let world = &*world;
         run_jobs(world, config, &out, &shared, &|o| !shows_trees(o), || {
-            let start = std::time::Instant::now();
-            let planted = orogen_flora::plant(world, flora);
-            (planted, start.elapsed())
+            rayon::join(
+                || {
+                    let start = std::time::Instant::now();
+                    let planted = orogen_flora::plant(world, flora);
+                    (planted, start.elapsed())
+                },
+                || {
+                    let options = config
+                        .export
+                        .preview_options(Some(colormap_options(config)));
+                    preview.then(|| orogen_export::preview3d::preview_terrain(world, &options))
+                },
+            )
         })?
     };
     let (planted, elapsed) = planted;
     planted?.write(world)?;
+    if let (Some(terrain), Ok(mut slot)) = (terrain, shared.preview.lock()) {
+        *slot = Some(terrain?);
+    }
     let (more, ()) = run_jobs(world, config, &out, &shared, &shows_trees, || ())?;
     parts.extend(more);
     Ok((finish(world, config, out, parts, shared)?, elapsed))
 }
 
-/// What the jobs of one run hand back for `world.json`.
+/// What the jobs of one run hand back for `world.json`, and the preview's terrain when it was
+/// made before the flora stage's layers were written.
 #[derive(Default)]
 struct Shared {
     landscape_sampling: OnceLock<SamplingJson>,
     written_mapping: OnceLock<HeightMapping>,
+    preview: std::sync::Mutex<Option<orogen_export::preview3d::PreviewTerrain>>,
 }
 
 /// Runs the jobs of the config's outputs that `pick` keeps (side by side, beside `beside`),
@@ -325,11 +345,18 @@ fn run_jobs<R: Send>(
             ));
         }
         if wants(Preview3d) {
+            let terrain = &shared.preview;
             jobs.push((
                 10,
                 Box::new(move |out| {
+                    use orogen_export::preview3d;
                     let options = config.export.preview_options(colors);
-                    orogen_export::preview3d::write_preview3d(out, world, &options)?;
+                    // The terrain made beside the flora stage, when it was.
+                    let made = terrain.lock().ok().and_then(|mut t| t.take());
+                    match made {
+                        Some(made) => preview3d::write_rendered(out, world, made, &options)?,
+                        None => preview3d::write_preview3d(out, world, &options)?,
+                    }
                     Ok(())
                 }),
             ));
@@ -373,6 +400,7 @@ fn finish(
     let Shared {
         landscape_sampling,
         written_mapping,
+        ..
     } = shared;
     let sampling = world
         .has_layer("region_elevation")

@@ -472,6 +472,10 @@ fn generate(args: &GenerateArgs, matches: &ArgMatches) -> Result<(), Error> {
     let bar = progress_bar(args.run.quiet, stages + 1);
     let mut done = 0;
     let (_, written, timings) = orogen::generate_run(&config, &args.run.out, &mut |stage| {
+        if stage == "export" {
+            // The last step, whichever stages ran before it (flora runs beside it).
+            done = stages as u64;
+        }
         bar.set_position(done);
         bar.set_message(stage);
         done += 1;

@@ -106,6 +106,22 @@ pub(super) fn steepest_by<G: Neighbours>(
     (r, d)
 }
 
+/// Links node `i` to its neighbour `p`: its receiver, at the edge's length.
+pub(super) fn link<G: Neighbours>(
+    g: &G,
+    i: usize,
+    p: u32,
+    receiver: &mut [u32],
+    distance: &mut [f64],
+) {
+    receiver[i] = p;
+    g.for_each(i, |j, dj| {
+        if j == p as usize {
+            distance[i] = dj;
+        }
+    });
+}
+
 /// Routes the `pits` (steepest descent's nodes without a receiver, in index order) as the whole
 /// flood would: each lake raised to its spill's level, its nodes and their neighbours routed by
 /// steepest descent on the filled levels, and the lake's nodes left without a lower neighbour
@@ -275,13 +291,7 @@ pub(super) fn drain_pits<G: Neighbours>(
         for &i in nodes.iter() {
             let i = i as usize;
             if receiver[i] == NONE && parent[i] != NONE {
-                receiver[i] = parent[i];
-                let p = parent[i] as usize;
-                g.for_each(i, |j, dj| {
-                    if j == p {
-                        distance[i] = dj;
-                    }
-                });
+                link(g, i, parent[i], receiver, distance);
             }
         }
     }

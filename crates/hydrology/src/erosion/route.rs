@@ -485,13 +485,7 @@ fn drain_pits_by_flood<G: Neighbours>(
     for &i in &nodes {
         let i = i as usize;
         if receiver[i] == u32::MAX && parent[i] != u32::MAX {
-            receiver[i] = parent[i];
-            let p = parent[i] as usize;
-            g.for_each(i, |j, dj| {
-                if j == p {
-                    distance[i] = dj;
-                }
-            });
+            super::lakes::link(g, i, parent[i], receiver, distance);
         }
         if filled[i] > z[i] {
             n_flooded += 1;

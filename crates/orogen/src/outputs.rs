@@ -36,8 +36,9 @@ pub fn write_run(world: &World, config: &Config, dir: &Path) -> Result<Written, 
 
 /// Generates a world ([`crate::generate_observed`], `on_stage` called before each stage and
 /// before `export`) and writes its outputs as [`write_run`] does. When an output needs the flora
-/// stage, the stage runs beside the outputs that show no trees (they do not read its layers),
-/// then those that do are written: the same files as generating, then writing, in less time.
+/// stage and the outputs run side by side (rasters up to 2048 px), the stage runs beside the
+/// outputs that show no trees (they do not read its layers), then those that do are written:
+/// the same files as generating, then writing, in less time.
 /// The timings end with `export`, the flora stage's own time within it
 /// ([`Timings::beside_export`](crate::Timings::beside_export)). Returns the world too.
 pub fn generate_run(
@@ -46,9 +47,12 @@ pub fn generate_run(
     on_stage: &mut dyn FnMut(&'static str),
 ) -> Result<(World, Written, crate::Timings), Error> {
     config.validate()?;
-    let flora = config.pipeline() == crate::Pipeline::Mesh
+    // Beside the export only while its jobs run side by side: above that they run one at a
+    // time to bound the peak memory, and nothing would run beside them.
+    let beside = config.pipeline() == crate::Pipeline::Mesh
+        && side_by_side(config)
         && crate::pipeline::needed_stages(config)?.contains(&"flora");
-    if !flora {
+    if !beside {
         let (world, mut timings) = crate::generate_observed(config, on_stage)?;
         on_stage("export");
         let start = std::time::Instant::now();
@@ -223,6 +227,9 @@ fn run_jobs<R: Send>(
     let shore = shore.as_ref();
     let landscape_sampling = &shared.landscape_sampling;
     let written_mapping = &shared.written_mapping;
+    // Each output (or group sharing a raster) is one job writing into its own part of the
+    // folder, numbered in the one order `finish` absorbs the parts in, so the names come in the
+    // same order whether the jobs run one after another, side by side or in two phases.
     let mut jobs: Vec<(usize, Job<'_>)> = Vec::new();
     if wants(Npz) {
         let text = serde_json::to_string(&config_json).expect("JSON values serialise");

@@ -9,7 +9,11 @@
 //!   level has no lower neighbour, depressions are resolved by Priority-Flood (Barnes, Lehman and
 //!   Mulla 2014) on the current surface: nodes drain along steepest descent on the filled surface,
 //!   and inside depressions and flats to the node the flood reached them from, so every node
-//!   drains to a base level. Then the stack (Braun and Willett 2013) and the drainage area.
+//!   drains to a base level. That result is found without flooding where it can be: the pits'
+//!   lakes are grown upward from the pits (union-find groups merging where they meet, each
+//!   linked breadth-first from its spill), visiting only the lakes and their shores; on exact
+//!   ties at a lake's level the flood runs over the pits' basins. Then the stack (Braun and
+//!   Willett 2013) and the drainage area.
 //! - [`spl_step`]: the implicit scheme of Braun and Willett 2013 ("A very efficient O(n),
 //!   implicit and parallel method to solve the stream power equation"), downstream-first along
 //!   the stack: exact for n = 1, Newton per node (safeguarded by bisection) otherwise. As in

@@ -248,7 +248,6 @@ pub fn render(
             *px = mix(*px, [0.05, 0.16, 0.05], 0.6);
         }
     }
-    let scene = scene;
 
     // The camera: south of the map's centre, looking north and down at the map.
     let (map_w, map_h) = (meta.width * scale, meta.height * scale);

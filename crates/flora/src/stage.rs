@@ -173,11 +173,6 @@ pub struct Planted {
 }
 
 impl Planted {
-    /// The instances placed.
-    pub fn instances(&self) -> &Instances {
-        &self.instances
-    }
-
     /// Writes the stage's layers (see [`run`]).
     pub fn write(&self, world: &mut World) -> Result<(), Error> {
         write_instances(world, &self.instances)?;

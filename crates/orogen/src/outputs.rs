@@ -128,7 +128,7 @@ fn previous_files(dir: &Path) -> Vec<String> {
 /// run leaves the previous outputs as they were. Returns the names written.
 pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<String>, Error> {
     let out = OutDir::create(dir)?;
-    let shared = Shared::default();
+    let shared = Shared::new(config);
     let (parts, ()) = run_jobs(world, config, &out, &shared, &|_| true, || ())?;
     finish(world, config, out, parts, shared)
 }
@@ -144,7 +144,7 @@ fn write_outputs_planting(
     dir: &Path,
 ) -> Result<(Vec<String>, std::time::Duration), Error> {
     let out = OutDir::create(dir)?;
-    let shared = Shared::default();
+    let shared = Shared::new(config);
     let trees = crate::pipeline::stage_writes("flora", config);
     let shows_trees = |o: crate::Output| o.reads().iter().any(|r| *r == "*" || trees.contains(r));
     // The preview's terrain reads no flora layer: made beside the stage too, only its trees
@@ -180,13 +180,25 @@ fn write_outputs_planting(
     Ok((finish(world, config, out, parts, shared)?, elapsed))
 }
 
-/// What the jobs of one run hand back for `world.json`, and the preview's terrain when it was
-/// made before the flora stage's layers were written.
-#[derive(Default)]
+/// What the jobs of one run share: the config as JSON (for `world.npz` and `world.json`), what
+/// they hand back for `world.json`, and the preview's terrain when it was made before the flora
+/// stage's layers were written.
 struct Shared {
+    config_json: serde_json::Value,
     landscape_sampling: OnceLock<SamplingJson>,
     written_mapping: OnceLock<HeightMapping>,
     preview: std::sync::Mutex<Option<orogen_export::preview3d::PreviewTerrain>>,
+}
+
+impl Shared {
+    fn new(config: &Config) -> Shared {
+        Shared {
+            config_json: serde_json::to_value(config).expect("a config always serialises"),
+            landscape_sampling: OnceLock::new(),
+            written_mapping: OnceLock::new(),
+            preview: std::sync::Mutex::new(None),
+        }
+    }
 }
 
 /// Runs the jobs of the config's outputs that `pick` keeps (side by side, beside `beside`),
@@ -204,7 +216,6 @@ fn run_jobs<R: Send>(
     use crate::Output::*;
     let wanted = config.outputs()?;
     let wants = |output| wanted.contains(&output) && pick(output);
-    let config_json = serde_json::to_value(config).expect("a config always serialises");
     // The colour map, the biome map and the river mask share one grid's shore (elevation and
     // lake depth rasters, water share, river coverage): built once, before their jobs.
     let biome_maps = world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes));
@@ -232,7 +243,7 @@ fn run_jobs<R: Send>(
     // same order whether the jobs run one after another, side by side or in two phases.
     let mut jobs: Vec<(usize, Job<'_>)> = Vec::new();
     if wants(Npz) {
-        let text = serde_json::to_string(&config_json).expect("JSON values serialise");
+        let text = serde_json::to_string(&shared.config_json).expect("JSON values serialise");
         jobs.push((
             1,
             Box::new(move |out| {
@@ -259,7 +270,7 @@ fn run_jobs<R: Send>(
         ));
     }
     if config.pipeline() == crate::Pipeline::Classic && wants(Landscape) {
-        let sampling = &landscape_sampling;
+        let sampling = landscape_sampling;
         jobs.push((
             4,
             Box::new(move |out| {
@@ -276,7 +287,7 @@ fn run_jobs<R: Send>(
             exr: wants(Exr),
         };
         if files.png || files.r16 || files.exr {
-            let mapping = &written_mapping;
+            let mapping = written_mapping;
             jobs.push((
                 5,
                 Box::new(move |out| {
@@ -403,8 +414,8 @@ fn finish(
     for (_, part) in parts {
         out.absorb(part);
     }
-    let config_json = serde_json::to_value(config).expect("a config always serialises");
     let Shared {
+        config_json,
         landscape_sampling,
         written_mapping,
         ..

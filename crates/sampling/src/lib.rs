@@ -413,11 +413,9 @@ impl Sampler {
             return Ok(None);
         }
         let (cx, cy) = self.cell_of(x, y);
-        if self.grid[cy * self.gw + cx] != EMPTY {
-            return Ok(None);
-        }
-        // Too close to a placed point whatever the candidate's radius (at least `r_min`): the
-        // radius, often the costliest part (a lookup in the caller's map), is not asked for.
+        // Too close to a placed point whatever the candidate's radius (at least `r_min`; an
+        // occupied cell among them): the radius, often the costliest part (a lookup in the
+        // caller's map), is not asked for.
         if !self.fits(x, y, self.r_min, cx, cy) {
             return Ok(None);
         }

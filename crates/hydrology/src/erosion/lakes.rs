@@ -25,7 +25,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::route::Neighbours;
+use super::route::{Neighbours, link, steepest_by};
 use crate::flood::Level;
 
 /// No group, no parent, a group still growing.
@@ -78,48 +78,6 @@ fn find(group: &mut [u32], mut k: u32) -> u32 {
         k = up;
     }
     k
-}
-
-/// The steepest descent of node `i` on the levels `level`: the neighbour with the largest
-/// `(level_i - level_j) / d` > 0 (ties to the first), or none (`u32::MAX`) at base levels and NaN.
-#[inline]
-pub(super) fn steepest_by<G: Neighbours>(
-    g: &G,
-    base: &[bool],
-    i: usize,
-    level: impl Fn(usize) -> f64,
-) -> (u32, f64) {
-    let (mut r, mut d) = (u32::MAX, 0.0);
-    let zi = level(i);
-    if base[i] || zi.is_nan() {
-        return (r, d);
-    }
-    let mut best = 0.0;
-    g.for_each(i, |j, dj| {
-        let s = (zi - level(j)) / dj;
-        if s > best {
-            best = s;
-            r = j as u32;
-            d = dj;
-        }
-    });
-    (r, d)
-}
-
-/// Links node `i` to its neighbour `p`: its receiver, at the edge's length.
-pub(super) fn link<G: Neighbours>(
-    g: &G,
-    i: usize,
-    p: u32,
-    receiver: &mut [u32],
-    distance: &mut [f64],
-) {
-    receiver[i] = p;
-    g.for_each(i, |j, dj| {
-        if j == p as usize {
-            distance[i] = dj;
-        }
-    });
 }
 
 /// Routes the `pits` (steepest descent's nodes without a receiver, in index order) as the whole

@@ -294,7 +294,49 @@ fn steepest<G: Neighbours>(
 /// [`steepest`] of node `i`: its receiver (`u32::MAX` for none) and the distance to it.
 #[inline]
 fn steepest_of<G: Neighbours>(g: &G, z: &[f64], base: &[bool], i: usize) -> (u32, f64) {
-    super::lakes::steepest_by(g, base, i, |j| z[j])
+    steepest_by(g, base, i, |j| z[j])
+}
+
+/// The steepest descent of node `i` on the levels `level`: the neighbour with the largest
+/// `(level_i - level_j) / d` > 0 (ties to the first), or none (`u32::MAX`) at base levels and NaN.
+#[inline]
+pub(super) fn steepest_by<G: Neighbours>(
+    g: &G,
+    base: &[bool],
+    i: usize,
+    level: impl Fn(usize) -> f64,
+) -> (u32, f64) {
+    let (mut r, mut d) = (u32::MAX, 0.0);
+    let zi = level(i);
+    if base[i] || zi.is_nan() {
+        return (r, d);
+    }
+    let mut best = 0.0;
+    g.for_each(i, |j, dj| {
+        let s = (zi - level(j)) / dj;
+        if s > best {
+            best = s;
+            r = j as u32;
+            d = dj;
+        }
+    });
+    (r, d)
+}
+
+/// Links node `i` to its neighbour `p`: its receiver, at the edge's length.
+pub(super) fn link<G: Neighbours>(
+    g: &G,
+    i: usize,
+    p: u32,
+    receiver: &mut [u32],
+    distance: &mut [f64],
+) {
+    receiver[i] = p;
+    g.for_each(i, |j, dj| {
+        if j == p as usize {
+            distance[i] = dj;
+        }
+    });
 }
 
 /// [`steepest`] on a raster, row by row (the same neighbours in the same order, the same
@@ -485,7 +527,7 @@ fn drain_pits_by_flood<G: Neighbours>(
     for &i in &nodes {
         let i = i as usize;
         if receiver[i] == u32::MAX && parent[i] != u32::MAX {
-            super::lakes::link(g, i, parent[i], receiver, distance);
+            link(g, i, parent[i], receiver, distance);
         }
         if filled[i] > z[i] {
             n_flooded += 1;

@@ -41,7 +41,7 @@ fn elevation_colour(e: f32) -> [f32; 3] {
 pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, ExportError> {
     let mesh = world.mesh()?;
     let offsets = world.offsets("region_polygon")?;
-    let points = world.view2::<f64>("region_polygon")?;
+    let points = world.view2::<f32>("region_polygon")?;
     let elevation = match world.view1::<f32>("region_elevation") {
         Ok(v) => Some(v),
         Err(WorldError::MissingLayer { .. }) => None,
@@ -52,8 +52,12 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
     let sy = ny as f64 / grid.height;
     let mut img = vec![[0.0f32; 3]; nx * ny];
     let ring = |r: usize| {
-        (offsets[r] as usize..offsets[r + 1] as usize)
-            .map(move |i| [points[[i, 0]] * sx, points[[i, 1]] * sy])
+        (offsets[r] as usize..offsets[r + 1] as usize).map(move |i| {
+            [
+                f64::from(points[[i, 0]]) * sx,
+                f64::from(points[[i, 1]]) * sy,
+            ]
+        })
     };
     // Fill: every pixel centre (col + 0.5, row + 0.5) inside a cell's (convex) polygon.
     for r in 0..mesh.n_regions() {
@@ -171,7 +175,7 @@ mod tests {
             corner_neighbors: Csr::from_lists::<[u32; 0]>(&[]),
         };
         world.set_mesh(mesh).unwrap();
-        let pts = vec![
+        let pts: Vec<f32> = vec![
             0.0, 0.0, 0.5, 0.0, 0.5, 1.0, 0.0, 1.0, // left cell
             0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 0.5, 1.0, // right cell
         ];

@@ -40,7 +40,9 @@ pub fn write_run(world: &World, config: &Config, dir: &Path) -> Result<Written, 
 /// outputs that show no trees (they do not read its layers), then those that do are written:
 /// the same files as generating, then writing, in less time.
 /// The timings end with `export`, the flora stage's own time within it
-/// ([`Timings::beside_export`](crate::Timings::beside_export)). Returns the world too.
+/// ([`Timings::beside_export`](crate::Timings::beside_export)). Before the export, the layers
+/// no chosen output reads are dropped (the stages' working layers: less memory while the
+/// outputs are written); the world returned holds what the outputs read.
 pub fn generate_run(
     config: &Config,
     dir: &Path,
@@ -53,7 +55,8 @@ pub fn generate_run(
         && side_by_side(config)
         && crate::pipeline::needed_stages(config)?.contains(&"flora");
     if !beside {
-        let (world, mut timings) = crate::generate_observed(config, on_stage)?;
+        let (mut world, mut timings) = crate::generate_observed(config, on_stage)?;
+        crate::pipeline::drop_unread(&mut world, config, &[])?;
         on_stage("export");
         let start = std::time::Instant::now();
         let written = write_run(&world, config, dir)?;
@@ -62,6 +65,7 @@ pub fn generate_run(
     }
     let (mut world, mut timings) =
         crate::pipeline::generate_before(config, Some("flora"), on_stage)?;
+    crate::pipeline::drop_unread(&mut world, config, crate::pipeline::FLORA_READS)?;
     on_stage("export");
     let start = std::time::Instant::now();
     let previous = previous_files(dir);

@@ -209,6 +209,40 @@ const HYDROLOGY_WRITES: [&str; 15] = [
 /// mapping).
 pub const WORLD_JSON_READS: &[&str] = &["mesh", "region_elevation", "corner_elevation"];
 
+/// What the flora stage reads (the mesh pipeline's; the classic one reads `raster_elevation`):
+/// where it may grow (`region_biome`, `region_water`) and the rivers it keeps clear of. Tested
+/// against what the stage really reads.
+pub const FLORA_READS: &[&str] = &["mesh", "region_biome", "region_water", "rivers"];
+
+/// Removes from `world` every layer that neither a chosen output ([`crate::Output::reads`]) nor
+/// `world.json` reads, nor `beside` (what a stage run beside the export reads): the working
+/// layers of the stages (hydrology's fill, flow and distances, the cells' areas: 50 MB at
+/// 1,000,000 cells) would otherwise stay alive through the export. Returns their names.
+pub(crate) fn drop_unread(
+    world: &mut World,
+    config: &Config,
+    beside: &[&str],
+) -> Result<Vec<String>, Error> {
+    let outputs = config.outputs()?;
+    let read = |layer: &str| {
+        WORLD_JSON_READS.contains(&layer)
+            || beside.contains(&layer)
+            || outputs
+                .iter()
+                .any(|o| o.reads().iter().any(|&r| r == layer || r == "*"))
+    };
+    let unread: Vec<String> = world
+        .layers()
+        .map(|(name, _)| name)
+        .filter(|name| !read(name))
+        .map(str::to_owned)
+        .collect();
+    for name in &unread {
+        world.remove_layer(name);
+    }
+    Ok(unread)
+}
+
 /// The stages a run of `config` needs, a prefix of [`STAGES`]: up to the last stage that
 /// writes a layer one of the chosen outputs reads ([`crate::Output::reads`]; `world.json` reads the
 /// elevation). Flora runs only when an output shows trees; hydrology and biome only when an
@@ -523,9 +557,18 @@ mod tests {
             for &output in Pipeline::Mesh.possible_outputs() {
                 let mut alone = config.clone();
                 alone.export.outputs = vec![output];
-                let (world, timings) = generate_timed(&alone).unwrap();
-                skipped_any |= timings.stages.len() < STAGES.len();
-                let got = files(&world, &alone);
+                // As `orogen generate` runs it: the stages no output needs skipped, the
+                // layers no output reads dropped before the export.
+                let dir = tempfile::tempdir().unwrap();
+                let (_, written, timings) =
+                    crate::generate_run(&alone, dir.path(), &mut |_| {}).unwrap();
+                let ran = timings.stages.len() - 1 + timings.beside_export.len();
+                skipped_any |= ran < STAGES.len();
+                let got: Vec<(String, Vec<u8>)> = written
+                    .files
+                    .iter()
+                    .map(|n| (n.clone(), std::fs::read(dir.path().join(n)).unwrap()))
+                    .collect();
                 assert!(got.len() >= 2, "{output:?} wrote only world.json");
                 assert!(got == files(&full, &alone), "{output:?} differs");
             }
@@ -533,9 +576,35 @@ mod tests {
         }
     }
 
+    /// The flora stage on a world holding only [`FLORA_READS`] (and `drop_unread` keeping
+    /// them) plants the same trees as on the whole world.
+    #[test]
+    fn flora_reads_what_flora_reads_says() {
+        let config = small(&[Output::Colormap]);
+        let (whole, _) = generate_before(&config, Some("flora"), &mut |_| {}).unwrap();
+        let mut only = whole.clone();
+        let dropped = drop_unread(&mut only, &config, FLORA_READS).unwrap();
+        for name in whole.layers().map(|(n, _)| n) {
+            if !FLORA_READS.contains(&name) {
+                only.remove_layer(name);
+            }
+        }
+        assert!(dropped.iter().any(|n| n == "corner_filled"), "{dropped:?}");
+        let mut planted = [whole, only];
+        for world in &mut planted {
+            run_stage("flora", world, &config).unwrap();
+        }
+        let grown = stage_writes("flora", &config);
+        assert!(planted[0].view1::<u32>("flora_species").unwrap().len() > 100);
+        for layer in grown {
+            assert_eq!(planted[0].layer(layer), planted[1].layer(layer), "{layer}");
+        }
+    }
+
     /// `generate_run` (the flora stage beside the outputs that show no trees) writes the files
-    /// of generating, then writing: the same names in the same order, the same bytes, the same
-    /// world; with no output showing trees, nothing runs beside the export.
+    /// of generating, then writing: the same names in the same order, the same bytes, from a
+    /// world without the layers no output reads (dropped before the export; all of them kept
+    /// for `--outputs all`); with no output showing trees, nothing runs beside the export.
     #[test]
     fn generating_and_writing_together_is_the_same_as_one_after_the_other() {
         use Output::*;
@@ -561,7 +630,17 @@ mod tests {
                 names.sort();
                 names
             };
-            assert_eq!(layers(&together), layers(&world), "{outputs:?}");
+            let (kept, all) = (layers(&together), layers(&world));
+            assert!(kept.iter().all(|l| all.contains(l)), "{outputs:?}");
+            if outputs == [All] {
+                assert_eq!(kept, all);
+            } else {
+                assert!(
+                    !kept.contains(&"corner_filled".to_owned()),
+                    "{outputs:?}: {kept:?}"
+                );
+                assert!(kept.len() < all.len(), "{outputs:?}");
+            }
             let trees = outputs != [Heightmap, Splat];
             assert_eq!(together.has_layer("flora_xy"), trees, "{outputs:?}");
             let beside: Vec<&str> = timings.beside_export.iter().map(|(n, _)| *n).collect();

@@ -68,6 +68,8 @@ pub fn accumulate(
         pos[c as usize] = cursor[b] as u32;
         cursor[b] += 1;
     }
+    // (Spent: 16 MB at 2,000,000 nodes, alive beside the sums otherwise.)
+    drop((root, basin_of_root, cursor));
     // Downstream position of every position (u32::MAX at roots), in the basin-sorted order.
     let down_pos: Vec<u32> = perm
         .par_iter()
@@ -107,6 +109,7 @@ pub fn accumulate(
             }
         }
     });
+    drop((down_pos, perm));
     Ok((0..n)
         .into_par_iter()
         .map(|c| flow_perm[pos[c] as usize])

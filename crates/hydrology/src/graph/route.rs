@@ -230,6 +230,7 @@ pub fn sea_distance(routing: &Routing, xy: &[f64]) -> Result<(Vec<u32>, Vec<f32>
             length[c] = length[d] + step[c];
         }
     }
+    drop(step);
     Ok((hops, length.into_iter().map(|v| v as f32).collect()))
 }
 

@@ -14,6 +14,14 @@ use crate::delaunay::{Delaunay, next};
 /// Circumcentres of every triangle (the Voronoi vertices). A triangle too flat for its
 /// circumcentre to be finite falls back to its centroid.
 pub fn circumcentres(sites: &[[f64; 2]], del: &Delaunay) -> Vec<[f64; 2]> {
+    let mut out = Vec::new();
+    circumcentres_into(sites, del, &mut out);
+    out
+}
+
+/// [`circumcentres`] into `out`, reusing its memory (Lloyd's iterations: at 4,000,000 cells a
+/// fresh 128 MB each time is as many pages for the kernel to clear).
+pub fn circumcentres_into(sites: &[[f64; 2]], del: &Delaunay, out: &mut Vec<[f64; 2]>) {
     del.triangles
         .par_iter()
         .map(|t| {
@@ -33,7 +41,7 @@ pub fn circumcentres(sites: &[[f64; 2]], del: &Delaunay) -> Vec<[f64; 2]> {
                 [(a[0] + b[0] + c[0]) / 3.0, (a[1] + b[1] + c[1]) / 3.0]
             }
         })
-        .collect()
+        .collect_into_vec(out);
 }
 
 /// Area and area centroid of a ring (shoelace), computed relative to `origin` for precision.
@@ -195,6 +203,13 @@ pub fn cell_ring(v: &Voronoi<'_>, site: usize, ring: &mut Vec<[f64; 2]>, tmp: &m
 /// Area and area centroid of every clipped cell, in parallel (each cell on its own, so the
 /// result does not depend on the thread count).
 pub fn areas_centroids(v: &Voronoi<'_>) -> Vec<(f64, [f64; 2])> {
+    let mut out = Vec::new();
+    areas_centroids_into(v, &mut out);
+    out
+}
+
+/// [`areas_centroids`] into `out`, reusing its memory.
+pub fn areas_centroids_into(v: &Voronoi<'_>, out: &mut Vec<(f64, [f64; 2])>) {
     (0..v.sites.len())
         .into_par_iter()
         .map_init(
@@ -204,7 +219,7 @@ pub fn areas_centroids(v: &Voronoi<'_>) -> Vec<(f64, [f64; 2])> {
                 area_centroid(ring, v.sites[site])
             },
         )
-        .collect()
+        .collect_into_vec(out);
 }
 
 /// Every clipped cell polygon, in CSR form: `offsets` (`n + 1`) and the ring points. Cells are

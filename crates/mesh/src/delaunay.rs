@@ -56,6 +56,15 @@ pub fn prev(e: u32) -> u32 {
     if e.is_multiple_of(3) { e + 2 } else { e - 1 }
 }
 
+/// The buffers of [`Delaunay::repair_with`], kept from one call to the next (Lloyd's
+/// iterations).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    target: Vec<[f64; 2]>,
+    settled: Vec<[f64; 2]>,
+    moved: Vec<bool>,
+}
+
 impl Delaunay {
     /// The site a half-edge starts from.
     #[inline]
@@ -539,8 +548,13 @@ impl Delaunay {
     /// Recomputes `start` and `degree` from the triangles and `opposite`, in one pass over the
     /// triangles.
     fn index_sites(&mut self, n: usize) {
-        let mut degree = vec![0u32; n];
-        let mut start = vec![NONE; n];
+        // The previous arrays' memory, refilled.
+        let mut degree = std::mem::take(&mut self.degree);
+        degree.clear();
+        degree.resize(n, 0u32);
+        let mut start = std::mem::take(&mut self.start);
+        start.clear();
+        start.resize(n, NONE);
         // Start half-edges: the first incoming one for inner sites; for hull sites the
         // incoming half-edge whose successor is a hull edge (set whenever the hull edge comes,
         // so it wins over any incoming half-edge seen before or after).
@@ -643,9 +657,26 @@ impl Delaunay {
     /// (the arrays are then unusable; `sites` hold their new places) when that does not work
     /// out within 16 rounds: the caller then triangulates afresh.
     pub fn repair(&mut self, sites: &mut [[f64; 2]], old: &[[f64; 2]]) -> bool {
-        let target = sites.to_vec();
+        self.repair_with(sites, old, &mut Scratch::default())
+    }
+
+    /// [`Delaunay::repair`] with its buffers in `scratch`, reused from one call to the next.
+    pub fn repair_with(
+        &mut self,
+        sites: &mut [[f64; 2]],
+        old: &[[f64; 2]],
+        scratch: &mut Scratch,
+    ) -> bool {
+        let Scratch {
+            target,
+            settled,
+            moved,
+        } = scratch;
+        target.clear();
+        target.extend_from_slice(sites);
         // Positions at which the current arrays are a valid triangulation.
-        let mut settled = old.to_vec();
+        settled.clear();
+        settled.extend_from_slice(old);
         for _ in 0..16 {
             loop {
                 let bad = self.inverted_sites(sites);
@@ -666,20 +697,20 @@ impl Delaunay {
                     }
                 }
                 if !held {
-                    sites.copy_from_slice(&target);
+                    sites.copy_from_slice(target);
                     return false;
                 }
             }
             // The arrays were Delaunay at the settled places: when few sites left them (the
             // held-back ones, after the first round), only the edges around those can fail.
-            let moved: Vec<bool> = sites
+            sites
                 .par_iter()
-                .zip(&settled)
+                .zip(&*settled)
                 .map(|(p, q)| p != q)
-                .collect();
+                .collect_into_vec(moved);
             let few = moved.iter().filter(|&&m| m).count() < sites.len() / 8;
             if !self.flip_all(sites, few.then_some(&moved[..])) {
-                sites.copy_from_slice(&target);
+                sites.copy_from_slice(target);
                 return false;
             }
             if sites == target.as_slice() {
@@ -687,9 +718,9 @@ impl Delaunay {
                 return true;
             }
             settled.copy_from_slice(sites);
-            sites.copy_from_slice(&target);
+            sites.copy_from_slice(target);
         }
-        sites.copy_from_slice(&target);
+        sites.copy_from_slice(target);
         false
     }
 

@@ -291,33 +291,39 @@ fn relax(
     let fixed_hull = (0..del.opposite.len() as u32)
         .filter(|&e| del.opposite[e as usize] == NONE)
         .all(|e| is_boundary[del.origin(e) as usize] != 0);
+    // Buffers reused by every iteration: at 4,000,000 cells fresh ones are about 480 MB of
+    // new pages an iteration, each cleared by the kernel on first touch.
+    let (mut centres, mut cells, mut areas, mut old) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut scratch = delaunay::Scratch::default();
     for _ in 0..iterations {
         if stop() {
             return Ok(None);
         }
-        let cells = {
-            let centres = cells::circumcentres(sites, &del);
-            cells::areas_centroids(&cells::Voronoi {
+        cells::circumcentres_into(sites, &del, &mut centres);
+        cells::areas_centroids_into(
+            &cells::Voronoi {
                 sites,
                 del: &del,
                 centres: &centres,
                 width,
                 height,
-            })
-        };
-        let areas: Vec<f64> = cells.iter().map(|c| c.0).collect();
+            },
+            &mut cells,
+        );
+        areas.clear();
+        areas.extend(cells.iter().map(|c| c.0));
         cvs.push(area_cv(&areas, is_boundary));
-        drop(areas);
-        let old = sites.to_vec();
+        old.clear();
+        old.extend_from_slice(sites);
         for ((site, &(area, c)), &b) in sites.iter_mut().zip(&cells).zip(is_boundary) {
             if b == 0 && area > 0.0 && c[0].is_finite() && c[1].is_finite() {
                 *site = [c[0].clamp(0.0, width), c[1].clamp(0.0, height)];
             }
         }
-        drop(cells);
         // Edge flips follow the moved sites (the hull is fixed); where they cannot, the sites
         // are triangulated afresh.
-        if fixed_hull && del.repair(sites, &old) {
+        if fixed_hull && del.repair_with(sites, &old, &mut scratch) {
             continue;
         }
         // Centroids of distinct cells are distinct; should rounding ever make two sites meet,

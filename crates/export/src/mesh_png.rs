@@ -2,7 +2,9 @@
 //!
 //! Each cell is filled with the map's colour at its site (by `region_elevation` when the world
 //! has it: water in blues, land from green to brown to white; otherwise light grey, boundary
-//! cells darker), then every cell edge is drawn as a thin dark line and every site as a dot.
+//! cells darker), then every cell edge is drawn as a thin dark line and every site as a dot,
+//! fading out where the cells are only a few pixels across (at 1.5 pixels or less, the image
+//! is the cells' colours alone).
 
 use std::io::Write;
 
@@ -106,7 +108,12 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
             }
         }
     }
-    // Edges: thin dark lines, blended by coverage along the segment.
+    // Edges: thin dark lines, blended by coverage along the segment, and a dot at each site.
+    // Both fade out as the cells shrink from about 4.5 to 1.5 pixels across: at full strength
+    // on cells a pixel wide they would cover every pixel several times over and leave the image
+    // black (1,000,000 cells at 1024 px); below that only the cells' colours are left.
+    let cell_px = (grid.width * grid.height / mesh.n_regions().max(1) as f64).sqrt() * sx;
+    let strength = ((cell_px - 1.5) / 3.0).clamp(0.0, 1.0) as f32;
     let line = [0.12f32, 0.12, 0.14];
     let mut blend = |x: f64, y: f64, alpha: f32| {
         if x < 0.0 || y < 0.0 {
@@ -118,22 +125,27 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
             *px = lerp(*px, line, alpha);
         }
     };
-    for r in 0..mesh.n_regions() {
+    let drawn = if strength > 0.0 { mesh.n_regions() } else { 0 };
+    for r in 0..drawn {
         let poly: Vec<[f64; 2]> = ring(r).collect();
         for i in 0..poly.len() {
             let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
             let steps = ((b[0] - a[0]).abs().max((b[1] - a[1]).abs()).ceil() as usize).max(1);
             for s in 0..=steps {
                 let t = s as f64 / steps as f64;
-                blend(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), 0.35);
+                blend(
+                    a[0] + t * (b[0] - a[0]),
+                    a[1] + t * (b[1] - a[1]),
+                    0.35 * strength,
+                );
             }
         }
     }
-    for r in 0..mesh.n_regions() {
+    for r in 0..drawn {
         blend(
             mesh.region_xy[[r, 0]] * sx,
             mesh.region_xy[[r, 1]] * sy,
-            0.6,
+            0.6 * strength,
         );
     }
     let mut out = Array3::<u8>::zeros((ny, nx, 3));
@@ -197,6 +209,78 @@ mod tests {
             )
             .unwrap();
         world
+    }
+
+    /// `k x k` square cells over the unit square, every one at `elevation`.
+    fn square_cells_world(k: usize, elevation: f32) -> World {
+        let mut world = World::new(WorldMeta::default());
+        let n = k * k;
+        let h = 1.0 / k as f64;
+        let centre = |i: usize| (i as f64 + 0.5) * h;
+        let xy: Vec<f64> = (0..n)
+            .flat_map(|r| [centre(r % k), centre(r / k)])
+            .collect();
+        let mesh = DualMesh {
+            region_xy: Array2::from_shape_vec((n, 2), xy).unwrap(),
+            region_is_boundary: Array1::zeros(n),
+            corner_xy: Array2::zeros((0, 2)),
+            corner_regions: Array2::zeros((0, 3)),
+            region_neighbors: Csr::from_lists(&vec![[0u32; 0]; n]),
+            region_corners: Csr::from_lists(&vec![[0u32; 0]; n]),
+            corner_neighbors: Csr::from_lists::<[u32; 0]>(&[]),
+        };
+        world.set_mesh(mesh).unwrap();
+        // Counter-clockwise in x right, y down: (x0, y0), (x0, y1), (x1, y1), (x1, y0).
+        let pts: Vec<f32> = (0..n)
+            .flat_map(|r| {
+                let (x0, y0) = ((r % k) as f64 * h, (r / k) as f64 * h);
+                let (x1, y1) = (x0 + h, y0 + h);
+                [x0, y0, x0, y1, x1, y1, x1, y0].map(|v| v as f32)
+            })
+            .collect();
+        let offsets: Vec<u32> = (0..=n as u32).map(|r| 4 * r).collect();
+        world
+            .insert_layer(
+                "region_polygon",
+                Layer::ragged(
+                    Domain::Region,
+                    Array1::from(offsets),
+                    Array2::from_shape_vec((4 * n, 2), pts).unwrap().into_dyn(),
+                ),
+            )
+            .unwrap();
+        world
+            .set_values("region_elevation", Domain::Region, vec![elevation; n])
+            .unwrap();
+        world
+    }
+
+    /// Cells of a pixel or less leave their colours (no edges, no dots: drawn, they would
+    /// blacken the image); cells of many pixels keep both.
+    #[test]
+    fn edges_fade_out_as_cells_shrink_to_pixels() {
+        let grid = PixelGrid::centres(64, 1.0, 1.0).unwrap();
+        let land = elevation_colour(0.3).map(|v| (v * 255.0).round() as u8);
+        let mean =
+            |img: &Array3<u8>| img.iter().map(|&v| f64::from(v)).sum::<f64>() / img.len() as f64;
+        let plain = f64::from(land.iter().map(|&v| u32::from(v)).sum::<u32>()) / 3.0;
+        // 128 x 128 cells on 64 x 64 pixels: the cells' colour everywhere.
+        let dense = render_mesh(&square_cells_world(128, 0.3), &grid).unwrap();
+        assert!(
+            dense
+                .exact_chunks((1, 1, 3))
+                .into_iter()
+                .all(|p| p.iter().eq(land.iter())),
+            "mean {} against {plain}",
+            mean(&dense)
+        );
+        // 8 x 8 cells of 8 pixels: edges and dots drawn, darker than the plain colour.
+        let sparse = render_mesh(&square_cells_world(8, 0.3), &grid).unwrap();
+        assert!(
+            mean(&sparse) < plain - 10.0,
+            "{} against {plain}",
+            mean(&sparse)
+        );
     }
 
     #[test]

@@ -584,7 +584,11 @@ mod tests {
         let (whole, _) = generate_before(&config, Some("flora"), &mut |_| {}).unwrap();
         let mut only = whole.clone();
         let dropped = drop_unread(&mut only, &config, FLORA_READS).unwrap();
-        assert!(FLORA_READS.iter().all(|&l| l == "mesh" || only.has_layer(l)));
+        assert!(
+            FLORA_READS
+                .iter()
+                .all(|&l| l == "mesh" || only.has_layer(l))
+        );
         for name in whole.layers().map(|(n, _)| n) {
             if !FLORA_READS.contains(&name) {
                 only.remove_layer(name);

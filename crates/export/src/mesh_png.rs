@@ -43,7 +43,14 @@ fn elevation_colour(e: f32) -> [f32; 3] {
 pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, ExportError> {
     let mesh = world.mesh()?;
     let offsets = world.offsets("region_polygon")?;
-    let points = world.view2::<f32>("region_polygon")?;
+    // f32 rings, as the mesh stage writes them; f64 from worlds saved before 2026-12-03.
+    let point: Box<dyn Fn(usize) -> [f64; 2]> = match world.view2::<f32>("region_polygon") {
+        Ok(p) => Box::new(move |i| [f64::from(p[[i, 0]]), f64::from(p[[i, 1]])]),
+        Err(e) => match world.view2::<f64>("region_polygon") {
+            Ok(p) => Box::new(move |i| [p[[i, 0]], p[[i, 1]]]),
+            Err(_) => return Err(e.into()),
+        },
+    };
     let elevation = match world.view1::<f32>("region_elevation") {
         Ok(v) => Some(v),
         Err(WorldError::MissingLayer { .. }) => None,
@@ -54,11 +61,9 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
     let sy = ny as f64 / grid.height;
     let mut img = vec![[0.0f32; 3]; nx * ny];
     let ring = |r: usize| {
-        (offsets[r] as usize..offsets[r + 1] as usize).map(move |i| {
-            [
-                f64::from(points[[i, 0]]) * sx,
-                f64::from(points[[i, 1]]) * sy,
-            ]
+        (offsets[r] as usize..offsets[r + 1] as usize).map(|i| {
+            let [x, y] = point(i);
+            [x * sx, y * sy]
         })
     };
     // Fill: every pixel centre (col + 0.5, row + 0.5) inside a cell's (convex) polygon.
@@ -280,6 +285,31 @@ mod tests {
             mean(&sparse) < plain - 10.0,
             "{} against {plain}",
             mean(&sparse)
+        );
+    }
+
+    /// A world saved before the rings were f32 draws the same picture.
+    #[test]
+    fn rings_in_f64_draw_as_in_f32() {
+        let world = two_cell_world();
+        let mut legacy = world.clone();
+        let offsets = world.offsets("region_polygon").unwrap().to_vec();
+        let points = world
+            .view2::<f32>("region_polygon")
+            .unwrap()
+            .mapv(f64::from);
+        legacy.remove_layer("region_polygon");
+        legacy
+            .insert_layer(
+                "region_polygon",
+                Layer::ragged(Domain::Region, Array1::from(offsets), points.into_dyn()),
+            )
+            .unwrap();
+        let grid = PixelGrid::centres(40, 1.0, 1.0).unwrap();
+        assert!(legacy.view2::<f32>("region_polygon").is_err());
+        assert_eq!(
+            render_mesh(&legacy, &grid).unwrap(),
+            render_mesh(&world, &grid).unwrap()
         );
     }
 

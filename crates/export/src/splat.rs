@@ -11,7 +11,7 @@ use orogen_world::{World, WorldError};
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
-use orogen_world::interp::rasterize_mesh_fields_strips;
+use orogen_world::interp::rasterize_mesh_fields_strips_by;
 use rayon::prelude::*;
 
 /// The terrain layer groups, each with its biomes.
@@ -79,30 +79,25 @@ pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, Ex
         })
         .collect::<Result<_, _>>()?;
     // Every group's share in one pass: a site counts 1 for its own group, a corner the mean of
-    // its three regions.
+    // its three regions (as `corner_mean` sums them). Computed where the rasteriser asks, not
+    // held: the two arrays would be 84 MB at 1,000,000 cells.
     let one_hot = |r: usize| -> [f32; N_GROUPS] {
         std::array::from_fn(|g| f32::from(u8::from(usize::from(group[r]) == g)))
     };
-    let region: Vec<[f32; N_GROUPS]> = (0..mesh.n_regions()).map(one_hot).collect();
-    // Every group's corner means in one array (as `corner_mean` sums them), without a
-    // per-group copy (56 MB at 1,000,000 cells).
-    let corner: Vec<[f32; N_GROUPS]> = (0..mesh.n_corners())
-        .into_par_iter()
-        .map(|c| {
-            let t = mesh.corner_regions.row(c);
-            let [a, b, d] = [0, 1, 2].map(|k| &region[t[k] as usize]);
-            std::array::from_fn(|g| (a[g] + b[g] + d[g]) / 3.0)
-        })
-        .collect();
+    let corner_shares = |c: usize| -> [f32; N_GROUPS] {
+        let t = mesh.corner_regions.row(c);
+        let [a, b, d] = [0, 1, 2].map(|k| one_hot(t[k] as usize));
+        std::array::from_fn(|g| (a[g] + b[g] + d[g]) / 3.0)
+    };
     // In strips of about 16 MiB of weights (the whole raster's would be 448 MiB at 4096 px), each
     // quantised into the seven maps at once.
     let (nx, ny) = (grid.nx, grid.ny);
     let strip_rows = (16 << 20) / (nx * std::mem::size_of::<[f32; N_GROUPS]>()).max(1);
     let mut maps = vec![vec![0u8; nx * ny]; N_GROUPS];
-    rasterize_mesh_fields_strips(
+    rasterize_mesh_fields_strips_by(
         mesh,
-        &region,
-        &corner,
+        one_hot,
+        corner_shares,
         &grid.sampling(),
         strip_rows,
         |row0, shares| {

@@ -175,59 +175,20 @@ mod tests {
     use ndarray::{Array1, Array2};
     use orogen_world::{Csr, Domain, DualMesh, Layer, WorldMeta};
 
-    /// Two cells splitting the unit square along x = 0.5, sites at (0.25, 0.5) and (0.75, 0.5).
-    fn two_cell_world() -> World {
+    /// A world of cells only (no corners): sites `xy` (two values a site), boundary flags,
+    /// rings (`offsets` into `pts`, two values a point) and one elevation a site.
+    fn cells_world(
+        xy: Vec<f64>,
+        boundary: Vec<u8>,
+        offsets: Vec<u32>,
+        pts: Vec<f32>,
+        elevation: Vec<f32>,
+    ) -> World {
+        let n = boundary.len();
         let mut world = World::new(WorldMeta::default());
-        let mesh = DualMesh {
-            region_xy: Array2::from_shape_vec(
-                (4, 2),
-                vec![0.25, 0.5, 0.75, 0.5, 0.5, 0.0, 0.5, 1.0],
-            )
-            .unwrap(),
-            region_is_boundary: Array1::from(vec![0, 0, 1, 1]),
-            corner_xy: Array2::zeros((0, 2)),
-            corner_regions: Array2::zeros((0, 3)),
-            region_neighbors: Csr::from_lists(&[[0u32; 0]; 4]),
-            region_corners: Csr::from_lists(&[[0u32; 0]; 4]),
-            corner_neighbors: Csr::from_lists::<[u32; 0]>(&[]),
-        };
-        world.set_mesh(mesh).unwrap();
-        let pts: Vec<f32> = vec![
-            0.0, 0.0, 0.5, 0.0, 0.5, 1.0, 0.0, 1.0, // left cell
-            0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 0.5, 1.0, // right cell
-        ];
-        world
-            .insert_layer(
-                "region_polygon",
-                Layer::ragged(
-                    Domain::Region,
-                    Array1::from(vec![0, 4, 8, 8, 8]),
-                    Array2::from_shape_vec((8, 2), pts).unwrap().into_dyn(),
-                ),
-            )
-            .unwrap();
-        world
-            .set_values(
-                "region_elevation",
-                Domain::Region,
-                vec![-1.0f32, 1.0, 0.0, 0.0],
-            )
-            .unwrap();
-        world
-    }
-
-    /// `k x k` square cells over the unit square, every one at `elevation`.
-    fn square_cells_world(k: usize, elevation: f32) -> World {
-        let mut world = World::new(WorldMeta::default());
-        let n = k * k;
-        let h = 1.0 / k as f64;
-        let centre = |i: usize| (i as f64 + 0.5) * h;
-        let xy: Vec<f64> = (0..n)
-            .flat_map(|r| [centre(r % k), centre(r / k)])
-            .collect();
         let mesh = DualMesh {
             region_xy: Array2::from_shape_vec((n, 2), xy).unwrap(),
-            region_is_boundary: Array1::zeros(n),
+            region_is_boundary: Array1::from(boundary),
             corner_xy: Array2::zeros((0, 2)),
             corner_regions: Array2::zeros((0, 3)),
             region_neighbors: Csr::from_lists(&vec![[0u32; 0]; n]),
@@ -235,29 +196,55 @@ mod tests {
             corner_neighbors: Csr::from_lists::<[u32; 0]>(&[]),
         };
         world.set_mesh(mesh).unwrap();
-        // Counter-clockwise in x right, y down: (x0, y0), (x0, y1), (x1, y1), (x1, y0).
-        let pts: Vec<f32> = (0..n)
-            .flat_map(|r| {
-                let (x0, y0) = ((r % k) as f64 * h, (r / k) as f64 * h);
-                let (x1, y1) = (x0 + h, y0 + h);
-                [x0, y0, x0, y1, x1, y1, x1, y0].map(|v| v as f32)
-            })
-            .collect();
-        let offsets: Vec<u32> = (0..=n as u32).map(|r| 4 * r).collect();
+        let points = pts.len() / 2;
         world
             .insert_layer(
                 "region_polygon",
                 Layer::ragged(
                     Domain::Region,
                     Array1::from(offsets),
-                    Array2::from_shape_vec((4 * n, 2), pts).unwrap().into_dyn(),
+                    Array2::from_shape_vec((points, 2), pts).unwrap().into_dyn(),
                 ),
             )
             .unwrap();
         world
-            .set_values("region_elevation", Domain::Region, vec![elevation; n])
+            .set_values("region_elevation", Domain::Region, elevation)
             .unwrap();
         world
+    }
+
+    /// Two cells splitting the unit square along x = 0.5, sites at (0.25, 0.5) and (0.75, 0.5).
+    fn two_cell_world() -> World {
+        cells_world(
+            vec![0.25, 0.5, 0.75, 0.5, 0.5, 0.0, 0.5, 1.0],
+            vec![0, 0, 1, 1],
+            vec![0, 4, 8, 8, 8],
+            vec![
+                0.0, 0.0, 0.5, 0.0, 0.5, 1.0, 0.0, 1.0, // left cell
+                0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 0.5, 1.0, // right cell
+            ],
+            vec![-1.0, 1.0, 0.0, 0.0],
+        )
+    }
+
+    /// `k x k` square cells over the unit square, every one at `elevation`.
+    fn square_cells_world(k: usize, elevation: f32) -> World {
+        let n = k * k;
+        let h = 1.0 / k as f64;
+        let centre = |i: usize| (i as f64 + 0.5) * h;
+        let xy = (0..n)
+            .flat_map(|r| [centre(r % k), centre(r / k)])
+            .collect();
+        // Counter-clockwise in x right, y down: (x0, y0), (x0, y1), (x1, y1), (x1, y0).
+        let pts = (0..n)
+            .flat_map(|r| {
+                let (x0, y0) = ((r % k) as f64 * h, (r / k) as f64 * h);
+                let (x1, y1) = (x0 + h, y0 + h);
+                [x0, y0, x0, y1, x1, y1, x1, y0].map(|v| v as f32)
+            })
+            .collect();
+        let offsets = (0..=n as u32).map(|r| 4 * r).collect();
+        cells_world(xy, vec![0; n], offsets, pts, vec![elevation; n])
     }
 
     /// Cells of a pixel or less leave their colours (no edges, no dots: drawn, they would

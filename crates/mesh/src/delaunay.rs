@@ -56,7 +56,7 @@ pub fn prev(e: u32) -> u32 {
     if e.is_multiple_of(3) { e + 2 } else { e - 1 }
 }
 
-/// The buffers of [`Delaunay::repair_with`], kept from one call to the next (Lloyd's
+/// The buffers of [`Delaunay::repair`], kept from one call to the next (Lloyd's
 /// iterations).
 #[derive(Debug, Default)]
 pub struct Scratch {
@@ -655,13 +655,9 @@ impl Delaunay {
     /// whose triangles would turn over are held back at their last settled place while the
     /// others settle, then moved on; every site ends exactly at its new place. Returns `false`
     /// (the arrays are then unusable; `sites` hold their new places) when that does not work
-    /// out within 16 rounds: the caller then triangulates afresh.
-    pub fn repair(&mut self, sites: &mut [[f64; 2]], old: &[[f64; 2]]) -> bool {
-        self.repair_with(sites, old, &mut Scratch::default())
-    }
-
-    /// [`Delaunay::repair`] with its buffers in `scratch`, reused from one call to the next.
-    pub fn repair_with(
+    /// out within 16 rounds: the caller then triangulates afresh. Its buffers are in
+    /// `scratch`, reused from one call to the next.
+    pub fn repair(
         &mut self,
         sites: &mut [[f64; 2]],
         old: &[[f64; 2]],

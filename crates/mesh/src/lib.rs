@@ -323,7 +323,7 @@ fn relax(
         }
         // Edge flips follow the moved sites (the hull is fixed); where they cannot, the sites
         // are triangulated afresh.
-        if fixed_hull && del.repair_with(sites, &old, &mut scratch) {
+        if fixed_hull && del.repair(sites, &old, &mut scratch) {
             continue;
         }
         // Centroids of distinct cells are distinct; should rounding ever make two sites meet,

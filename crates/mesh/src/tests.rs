@@ -154,16 +154,20 @@ fn check_world(world: &World, brute_force: bool) {
                 .collect()
         })
         .collect();
-    check_rings(&rings, area.as_slice().unwrap(), w, h, 1e-4);
+    check_rings(&rings, area.as_slice().unwrap(), [w, h], 1e-4, 1e-6);
 }
 
-/// Counter-clockwise rings inside the map whose shoelace areas are `area` (to `tolerance`,
-/// relative) and sum to the map's. Points may stray outside by `tolerance` of the map's size
-/// (f32 rounding), not at all when `tolerance` is f64's 1e-9.
-fn check_rings(rings: &[Vec<[f64; 2]>], area: &[f64], w: f64, h: f64, tolerance: f64) {
-    let slack = if tolerance > 1e-9 { tolerance } else { 0.0 };
-    let (x0, x1) = (-slack * w, w * (1.0 + slack));
-    let (y0, y1) = (-slack * h, h * (1.0 + slack));
+/// Counter-clockwise rings inside the map (give or take `outside` of its size: f32 rounding)
+/// whose shoelace areas are `area` (to `tolerance`, relative) and sum to the map's.
+fn check_rings(
+    rings: &[Vec<[f64; 2]>],
+    area: &[f64],
+    [w, h]: [f64; 2],
+    tolerance: f64,
+    outside: f64,
+) {
+    let (x0, x1) = (-outside * w, w * (1.0 + outside));
+    let (y0, y1) = (-outside * h, h * (1.0 + outside));
     let mut total = 0.0;
     for (r, ring) in rings.iter().enumerate() {
         assert!(ring.len() >= 3);
@@ -290,7 +294,7 @@ fn world_from(sites: &[[f64; 2]], flags: &[u8], iterations: u32) -> World {
         .windows(2)
         .map(|o| cells.polygon_xy[o[0] as usize..o[1] as usize].to_vec())
         .collect();
-    check_rings(&rings, &cells.region_area, 1.0, 1.0, 1e-9);
+    check_rings(&rings, &cells.region_area, [1.0, 1.0], 1e-9, 0.0);
     let mut world = World::new(WorldMeta::default());
     insert_mesh(&mut world, relaxed).unwrap();
     world
@@ -413,7 +417,7 @@ fn flip_repair_after_moves_equals_a_fresh_triangulation() {
         }
     }
     let target = moved.clone();
-    assert!(del.repair(&mut moved, &sites));
+    assert!(del.repair(&mut moved, &sites, &mut delaunay::Scratch::default()));
     assert_eq!(moved, target);
     let canonical = |d: &Delaunay| {
         let mut tris: Vec<[u32; 3]> = d

@@ -235,9 +235,9 @@ pub fn rasterize_fields_strips<const K: usize>(
 
 /// [`rasterize_mesh_fields_strips`] with the values given by functions of the region and of
 /// the corner index, so that values derived from other layers need no array of their own (the
-/// splat maps' seven shares: 84 MB at 1,000,000 cells). `region` is called with every region
-/// index of the mesh, `corner` with every corner index; the same bytes as the arrays of their
-/// values.
+/// splat maps' seven shares: 84 MB at 1,000,000 cells). `region` and `corner` are called with
+/// region and corner indices of the mesh, only for the pieces that cover a pixel, possibly
+/// more than once each; the same bytes as the arrays of their values.
 pub fn rasterize_mesh_fields_strips_by<const K: usize>(
     mesh: &DualMesh,
     region: impl Fn(usize) -> [f32; K] + Sync,
@@ -605,7 +605,7 @@ mod tests {
             assert_eq!(rows_seen, (0..grid.ny).step_by(step).collect::<Vec<_>>());
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&out), bits(whole), "strips of {strip_rows} rows");
-            // The values by functions of the index: the same bits, and each index asked for.
+            // The values by functions of the index: the same bits, through the functions.
             let asked = std::sync::atomic::AtomicUsize::new(0);
             let mut by: Vec<f32> = Vec::new();
             rasterize_mesh_fields_strips_by(

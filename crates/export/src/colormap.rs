@@ -37,6 +37,7 @@ use orogen_world::interp::{
 };
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
@@ -644,7 +645,9 @@ pub struct Shore {
     nx: usize,
     ny: usize,
     fields: Vec<f32>,
-    rivers: Option<Vec<f32>>,
+    /// Set once, by [`Shore::new`] or [`Shore::draw_rivers`]: `None` inside when drawn without
+    /// rivers or for a world without them.
+    rivers: OnceLock<Option<Vec<f32>>>,
 }
 
 impl Shore {
@@ -656,21 +659,49 @@ impl Shore {
         grid: &PixelGrid,
         rivers: Option<&StrokeStyle>,
     ) -> Result<Shore, ExportError> {
+        let shore = Shore::without_rivers(world, grid)?;
+        shore.draw_rivers(world, grid, rivers)?;
+        Ok(shore)
+    }
+
+    /// The shore of `grid` whose rivers are not drawn yet: its elevation and water share can be
+    /// read while [`Shore::draw_rivers`] runs (on another thread); [`Shore::rivers`] is `None`
+    /// until then. Reads the layers of [`water_coverage`].
+    pub fn without_rivers(world: &World, grid: &PixelGrid) -> Result<Shore, ExportError> {
         let fields = water_raster(world, grid)?.into_raw_vec_and_offset().0;
-        let (nx, ny) = (grid.nx, grid.ny);
+        Ok(Shore {
+            nx: grid.nx,
+            ny: grid.ny,
+            fields,
+            rivers: OnceLock::new(),
+        })
+    }
+
+    /// Draws the rivers of `rivers` (a stroke style) when the world has a `rivers` layer, none
+    /// otherwise, as [`Shore::new`] does; an error if they were drawn already or `grid` is not
+    /// the shore's. Reads the layers of [`river_coverage`].
+    pub fn draw_rivers(
+        &self,
+        world: &World,
+        grid: &PixelGrid,
+        rivers: Option<&StrokeStyle>,
+    ) -> Result<(), ExportError> {
+        self.check(grid)?;
+        let (nx, ny, fields) = (self.nx, self.ny, &self.fields);
         // The water share is computed where the rivers need it, not held (67 MB at 4096 px).
-        let water = |k: usize| Water::at(&fields, 2, nx, ny, k % nx, k / nx).cover();
-        let rivers = match rivers {
+        let water = |k: usize| Water::at(fields, 2, nx, ny, k % nx, k / nx).cover();
+        let cover = match rivers {
             Some(style) if world.has_layer("rivers") => {
                 Some(river_coverage_by(world, grid, style, water)?)
             }
             _ => None,
         };
-        Ok(Shore {
-            nx,
-            ny,
-            fields,
-            rivers,
+        self.rivers.set(cover).map_err(|_| {
+            WorldError::BadLayer {
+                name: "shore".into(),
+                problem: "has its rivers drawn already".into(),
+            }
+            .into()
         })
     }
 
@@ -695,7 +726,7 @@ impl Shore {
     /// The river coverage of each pixel, as [`river_coverage`]; `None` when built without
     /// rivers or for a world without them.
     pub fn rivers(&self) -> Option<&[f32]> {
-        self.rivers.as_deref()
+        self.rivers.get().and_then(Option::as_deref)
     }
 
     /// An error unless the shore was built on a grid of `grid`'s size.
@@ -776,7 +807,7 @@ pub fn colormap_on(
         })?;
     }
     let w = options.water;
-    if let (true, Some(cover)) = (options.rivers, &shore.rivers) {
+    if let (true, Some(cover)) = (options.rivers, shore.rivers()) {
         rgb.par_iter_mut()
             .zip(cover.par_iter())
             .for_each(|(px, &a)| {
@@ -846,7 +877,7 @@ pub fn biome_map_on(
     let kind = world.water_kinds()?;
     let (nx, ny) = (grid.nx, grid.ny);
     let f = &shore.fields;
-    let rivers = shore.rivers.as_ref().filter(|_| colors.len() > lake);
+    let rivers = shore.rivers().filter(|_| colors.len() > lake);
     let (sea_c, lake_c) = (
         colors.get(ocean).copied().unwrap_or([0.0; 3]),
         colors.get(lake).copied().unwrap_or([0.0; 3]),
@@ -1141,8 +1172,23 @@ mod tests {
             crate::rivers::river_mask(&world, &grid, &style).unwrap()
         );
         assert!(mask.iter().any(|&a| a == 255));
+        // Built in two steps (the rivers drawn while others read its elevation): no rivers
+        // before, the same ones after, and drawn only once.
+        let later = Shore::without_rivers(&world, &grid).unwrap();
+        assert!(later.rivers().is_none());
+        assert_eq!(bits(&later.elevation()), bits(&shore.elevation()));
+        later.draw_rivers(&world, &grid, Some(&style)).unwrap();
+        assert_eq!(later.rivers(), shore.rivers());
+        assert!(later.draw_rivers(&world, &grid, Some(&style)).is_err());
+        assert_eq!(colormap_on(&world, &grid, &options, &later).unwrap(), img);
         // A shore of another grid is refused.
         let other = PixelGrid::centres(64, 1.0, 1.0).unwrap();
+        assert!(
+            Shore::without_rivers(&world, &grid)
+                .unwrap()
+                .draw_rivers(&world, &other, None)
+                .is_err()
+        );
         assert!(colormap_on(&world, &other, &options, &shore).is_err());
         assert!(biome_map_on(&world, &other, &[[0.0; 3]; 16], &shore).is_err());
     }

@@ -567,6 +567,10 @@ pub fn clip_coverage(cover: &mut [f32], water: &[f32]) {
 /// [`clip_coverage`] with the water share of pixel `k` computed by `water`.
 pub(crate) fn clip_coverage_by(cover: &mut [f32], water: impl Fn(usize) -> f32 + Sync) {
     cover.par_iter_mut().enumerate().for_each(|(k, c)| {
+        // No stroke reaches most pixels: nothing to clip there, and no water share to compute.
+        if *c == 0.0 {
+            return;
+        }
         let w = water(k);
         *c = if w >= WET { 0.0 } else { *c * (1.0 - w) }
     });

@@ -221,7 +221,8 @@ fn run_jobs<R: Send>(
     let wanted = config.outputs()?;
     let wants = |output| wanted.contains(&output) && pick(output);
     // The colour map, the biome map and the river mask share one grid's shore (elevation and
-    // lake depth rasters, water share, river coverage): built once, before their jobs.
+    // lake depth rasters, water share, river coverage): built once, its rivers drawn beside the
+    // jobs that read none, before theirs.
     let biome_maps = world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes));
     let river_mask =
         world.has_layer("region_elevation") && world.has_layer("rivers") && wants(Rivers);
@@ -229,23 +230,25 @@ fn run_jobs<R: Send>(
     // peak memory is one output's, not the sum of all (and then each builds its own shore,
     // dropped with it).
     let side_by_side = side_by_side(config);
+    // Its rivers are drawn beside the jobs that read none of them (`after_rivers` holds those
+    // that do).
     let shore = if side_by_side && (biome_maps || river_mask) {
-        let style = orogen_export::stroke::StrokeStyle::default();
-        Some(colormap::Shore::new(
-            world,
-            &raster_grid(world, config)?,
-            Some(&style),
-        )?)
+        let grid = raster_grid(world, config)?;
+        Some((colormap::Shore::without_rivers(world, &grid)?, grid))
     } else {
         None
     };
-    let shore = shore.as_ref();
+    let (shore, shore_grid) = match &shore {
+        Some((shore, grid)) => (Some(shore), Some(grid)),
+        None => (None, None),
+    };
     let landscape_sampling = &shared.landscape_sampling;
     let written_mapping = &shared.written_mapping;
     // Each output (or group sharing a raster) is one job writing into its own part of the
     // folder, numbered in the one order `finish` absorbs the parts in, so the names come in the
     // same order whether the jobs run one after another, side by side or in two phases.
     let mut jobs: Vec<(usize, Job<'_>)> = Vec::new();
+    let mut after_rivers: Vec<(usize, Job<'_>)> = Vec::new();
     if wants(Npz) {
         let text = serde_json::to_string(&shared.config_json).expect("JSON values serialise");
         jobs.push((
@@ -258,7 +261,7 @@ fn run_jobs<R: Send>(
     }
     if biome_maps {
         let (colors, biomes) = (wants(Colormap), wants(Biomes));
-        jobs.push((
+        after_rivers.push((
             2,
             Box::new(move |out| write_biome_outputs(world, config, colors, biomes, shore, out)),
         ));
@@ -315,7 +318,7 @@ fn run_jobs<R: Send>(
         }
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
         if river_mask {
-            jobs.push((
+            after_rivers.push((
                 6,
                 Box::new(move |out| {
                     let mask = match shore {
@@ -390,16 +393,34 @@ fn run_jobs<R: Send>(
         Ok((k, part))
     };
     let (parts, besides) = if side_by_side {
-        rayon::join(
+        let draw_then_run = || -> Vec<Result<(usize, OutDir), Error>> {
+            if let (Some(shore), Some(grid)) = (shore, shore_grid) {
+                let style = orogen_export::stroke::StrokeStyle::default();
+                if let Err(e) = shore.draw_rivers(world, grid, Some(&style)) {
+                    return vec![Err(e.into())];
+                }
+            }
+            after_rivers.into_par_iter().map(run).collect()
+        };
+        let ((mut parts, besides), late) = rayon::join(
             || {
-                jobs.into_par_iter()
-                    .map(run)
-                    .collect::<Vec<Result<(usize, OutDir), Error>>>()
+                rayon::join(
+                    || {
+                        jobs.into_par_iter()
+                            .map(run)
+                            .collect::<Vec<Result<(usize, OutDir), Error>>>()
+                    },
+                    beside,
+                )
             },
-            beside,
-        )
+            draw_then_run,
+        );
+        parts.extend(late);
+        (parts, besides)
     } else {
         let besides = beside();
+        jobs.extend(after_rivers);
+        jobs.sort_by_key(|(k, _)| *k);
         (jobs.into_iter().map(run).collect(), besides)
     };
     let parts = parts.into_iter().collect::<Result<Vec<_>, Error>>()?;

@@ -423,6 +423,15 @@ fn row_span(lo: f64, hi: f64, y0: f64, dy: f64, ny: usize) -> Option<(usize, usi
     (r0 <= r1).then_some((r0 as usize, r1 as usize))
 }
 
+/// [`row_span`] with the spacing's inverse (a multiplication where `row_span` divides).
+#[inline]
+fn span_scaled(lo: f64, hi: f64, x0: f64, inv_dx: f64, n: usize) -> Option<(usize, usize)> {
+    let eps = 1e-9;
+    let c0 = ceil((lo - x0) * inv_dx - eps).max(0.0);
+    let c1 = floor((hi - x0) * inv_dx + eps).min(n as f64 - 1.0);
+    (c0 <= c1).then_some((c0 as usize, c1 as usize))
+}
+
 /// `v.ceil()` (but for the sign of a zero result), inlined: without SSE4.1 in the baseline
 /// x86-64 target, `f64::ceil` is a call into libm, and rasterisers call it for every piece of
 /// the mesh and every row of it (10-15% of the export's time at 1,000,000 cells).
@@ -486,6 +495,10 @@ fn fill_triangle<const K: usize>(
     // Each weight is linear in x along a row: w_k = ax[k] x + bx[k](y).
     let ax = [(b[1] - c[1]) * inv, (c[1] - a[1]) * inv];
     let ax = [ax[0], ax[1], -(ax[0] + ax[1])];
+    // Divisions once a piece, not once a row: the span below is then off by a few ulps, far
+    // inside `row_span`'s tolerance, and only narrows which columns the weights are tested on.
+    let inv_ax = ax.map(|a| 1.0 / a);
+    let inv_dx = 1.0 / s.dx;
     for row in r0..=r1 {
         let y = s.y0 + row as f64 * s.dy;
         let ba = (b[0] * (c[1] - y) - c[0] * (b[1] - y)) * inv;
@@ -495,14 +508,14 @@ fn fill_triangle<const K: usize>(
         let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
         for k in 0..3 {
             if ax[k] > 0.0 {
-                lo = lo.max((eps - bx[k]) / ax[k]);
+                lo = lo.max((eps - bx[k]) * inv_ax[k]);
             } else if ax[k] < 0.0 {
-                hi = hi.min((eps - bx[k]) / ax[k]);
+                hi = hi.min((eps - bx[k]) * inv_ax[k]);
             } else if bx[k] < eps {
                 hi = f64::NEG_INFINITY;
             }
         }
-        let Some((c0, c1)) = row_span(lo, hi, s.x0, s.dx, s.nx) else {
+        let Some((c0, c1)) = span_scaled(lo, hi, s.x0, inv_dx, s.nx) else {
             continue;
         };
         let line = &mut chunk[(row - band.row0) * band.nx..][..band.nx];
@@ -626,6 +639,89 @@ mod tests {
                 "by index, strips of {strip_rows} rows"
             );
             assert!(asked.into_inner() > 0);
+        }
+    }
+
+    /// Every piece's weights tested on every pixel of the raster, pieces in corner order (the
+    /// later wins on a shared edge): what the scanline must give, its spans only skipping
+    /// pixels the weights reject.
+    fn brute_force(
+        mesh: &DualMesh,
+        region: &[[f32; 2]],
+        corner: &[[f32; 2]],
+        s: &RasterSampling,
+    ) -> Vec<[f32; 2]> {
+        let mut out = vec![[f32::NAN; 2]; s.nx * s.ny];
+        let xy = |a: ArrayView2<'_, f64>, i: usize| [a[[i, 0]], a[[i, 1]]];
+        for (c, corner_value) in corner.iter().enumerate() {
+            let tri = mesh.corner_regions.row(c);
+            for k in 0..3 {
+                let (ra, rb) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
+                let (a, b, p) = (
+                    xy(mesh.region_xy.view(), ra),
+                    xy(mesh.region_xy.view(), rb),
+                    xy(mesh.corner_xy.view(), c),
+                );
+                let det = (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
+                if det == 0.0 {
+                    continue;
+                }
+                let inv = 1.0 / det;
+                let v = [region[ra], region[rb], *corner_value].map(|f| f.map(f64::from));
+                let ax = [(b[1] - p[1]) * inv, (p[1] - a[1]) * inv];
+                let ax = [ax[0], ax[1], -(ax[0] + ax[1])];
+                for row in 0..s.ny {
+                    let y = s.y0 + row as f64 * s.dy;
+                    let ba = (b[0] * (p[1] - y) - p[0] * (b[1] - y)) * inv;
+                    let bb = (p[0] * (a[1] - y) - a[0] * (p[1] - y)) * inv;
+                    let bx = [ba, bb, 1.0 - ba - bb];
+                    for col in 0..s.nx {
+                        let x = s.x0 + col as f64 * s.dx;
+                        let w = [0, 1, 2].map(|k| ax[k] * x + bx[k]);
+                        if w.iter().all(|&w| w >= -1e-9) {
+                            let w = w.map(|w| w.max(0.0));
+                            let sum = w[0] + w[1] + w[2];
+                            out[row * s.nx + col] = std::array::from_fn(|f| {
+                                ((w[0] * v[0][f] + w[1] * v[1][f] + w[2] * v[2][f]) / sum) as f32
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_scanline_takes_every_pixel_the_weights_take() {
+        // Coarse and fine rasters over a jittered mesh (slivers, pixels on shared edges), both
+        // samplings, a raster beyond the mesh (rows and columns no piece covers).
+        let mesh = DualMesh::jittered_grid(14, 11, 3.0, 2.0, 0.45, 5);
+        let field = |p: ndarray::ArrayView1<'_, f64>| {
+            [(p[0] * 2.3).sin() as f32, (p[1] * p[0] - 1.0) as f32]
+        };
+        let region: Vec<[f32; 2]> = mesh.region_xy.rows().into_iter().map(field).collect();
+        let corner: Vec<[f32; 2]> = mesh.corner_xy.rows().into_iter().map(field).collect();
+        for s in [
+            RasterSampling::pixel_centres(7, 5, 3.0, 2.0),
+            RasterSampling::pixel_centres(97, 61, 3.0, 2.0),
+            RasterSampling::vertices(120, 80, 3.0, 2.0),
+            RasterSampling::pixel_centres(83, 40, 3.4, 2.0),
+        ] {
+            let pieces = Pieces::new(
+                mesh.region_xy.view(),
+                mesh.corner_xy.view(),
+                mesh.corner_regions.view(),
+                &s,
+            )
+            .unwrap();
+            let mut got = vec![[f32::NAN; 2]; s.nx * s.ny];
+            pieces.render(&|r| region[r], &|c| corner[c], 0, &mut got);
+            // `render` fills the gaps (pixels no piece takes) row by row; the same rule here.
+            let mut want = brute_force(&mesh, &region, &corner, &s);
+            fill_gaps(&mut want, s.nx);
+            let bits = |v: &[[f32; 2]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "{s:?}");
         }
     }
 

@@ -285,9 +285,7 @@ fn mix(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
     [0, 1, 2].map(|c| a[c] + (b[c] - a[c]) * t)
 }
 
-fn to_u8(v: f32) -> u8 {
-    (v.clamp(0.0, 1.0) * 255.0).round() as u8
-}
+use orogen_world::color::unit_to_u8 as to_u8;
 
 /// Paints the landscape on `grid` (pixel centres over the map): `ny x nx x 3` 8-bit RGB.
 pub fn landscape(

@@ -9,6 +9,7 @@
 use std::io::Write;
 
 use ndarray::Array3;
+use orogen_world::color::unit_to_u8;
 use orogen_world::interp::{ceil, floor};
 use orogen_world::{World, WorldError};
 
@@ -156,7 +157,7 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
     let mut out = Array3::<u8>::zeros((ny, nx, 3));
     for (i, px) in img.iter().enumerate() {
         for k in 0..3 {
-            out[[i / nx, i % nx, k]] = (px[k].clamp(0.0, 1.0) * 255.0).round() as u8;
+            out[[i / nx, i % nx, k]] = unit_to_u8(px[k]);
         }
     }
     Ok(out)

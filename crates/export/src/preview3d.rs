@@ -13,6 +13,7 @@
 
 use ndarray::Array3;
 use orogen_world::World;
+use orogen_world::color::unit_to_u8;
 use orogen_world::interp::ceil;
 use orogen_world::params::{ParamError, in_range};
 use rayon::prelude::*;
@@ -315,7 +316,7 @@ pub fn render(
         .flat_map_iter(|r| {
             let columns = &columns;
             (0..w_px).flat_map(move |c| {
-                columns[c][r].map(|v| (v.clamp(0.0, 1.0).powf(1.0 / 1.1) * 255.0).round() as u8)
+                columns[c][r].map(|v| unit_to_u8(v.clamp(0.0, 1.0).powf(1.0 / 1.1)))
             })
         })
         .collect();

@@ -5,6 +5,7 @@
 
 use ndarray::Array2;
 use orogen_world::World;
+use orogen_world::color::unit_to_u8;
 
 use crate::ExportError;
 use crate::colormap::Shore;
@@ -24,10 +25,7 @@ pub fn river_mask(
 pub fn river_mask_on(shore: &Shore) -> Array2<u8> {
     let (nx, ny) = shore.size();
     let bytes: Vec<u8> = match shore.rivers() {
-        Some(cover) => cover
-            .iter()
-            .map(|&v| (v * 255.0).round().clamp(0.0, 255.0) as u8)
-            .collect(),
+        Some(cover) => cover.iter().map(|&v| unit_to_u8(v)).collect(),
         None => vec![0; nx * ny],
     };
     Array2::from_shape_vec((ny, nx), bytes).expect("one value per pixel")

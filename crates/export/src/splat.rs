@@ -44,7 +44,9 @@ fn quantise(w: [f32; N_GROUPS]) -> [u8; N_GROUPS] {
     let mut sum = 0u32;
     for g in 0..N_GROUPS {
         let v = w[g].max(0.0) * scale;
-        let f = v.floor().min(255.0);
+        // `v` is not negative: the cast is the floor (NaN as 255, as `floor` then `min` gave),
+        // without a call to libm's `floorf`.
+        let f = v.min(255.0) as u32 as f32;
         out[g] = f as u8;
         rest[g] = v - f;
         sum += f as u32;

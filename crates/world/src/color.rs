@@ -7,6 +7,17 @@ use ndarray::ArrayView3;
 /// An RGB colour, each channel in 0 ..= 1.
 pub type Rgb = [f32; 3];
 
+/// A channel in 0 ..= 1 as a byte: `(v.clamp(0.0, 1.0) * 255.0).round() as u8` for every `v`
+/// (NaN as 0), without a call to libm's `roundf` (the baseline x86-64 target has no rounding
+/// instruction; painters call this for every channel of every pixel).
+#[inline]
+pub fn unit_to_u8(v: f32) -> u8 {
+    let x = v.clamp(0.0, 1.0) * 255.0;
+    let t = x as u8;
+    // `x - t` is exact (both below 256, `t` the whole part of `x`): halves round up.
+    t + u8::from(x - f32::from(t) >= 0.5)
+}
+
 /// Bilinear lookup in an `n x m x 3` table (any `n, m >= 1`; `[elevation step, moisture step,
 /// channel]`) at (e, m), each clamped to 0 ..= 1 (NaN as 0). Equals the table at grid points and
 /// is continuous between them.
@@ -30,7 +41,8 @@ fn cell(v: f32, n: usize) -> (usize, usize, f32) {
     }
     let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
     let f = v * (n - 1) as f32;
-    let i0 = (f.floor() as usize).min(n - 2);
+    // `f` is in 0 ..= n - 1: the cast is its floor (no call to libm's `floorf`).
+    let i0 = (f as usize).min(n - 2);
     (i0, i0 + 1, f - i0 as f32)
 }
 
@@ -50,6 +62,30 @@ pub fn ocean_color(shallow: Rgb, deep: Rgb, depth: f32) -> Rgb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_to_u8_is_the_rounded_byte_for_every_value() {
+        let std = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+        // A sample of all f32 bit patterns (negatives, NaNs and infinities among them), every
+        // 61st value from 0 to just above 1, and the values within 8 ulps of each half-way
+        // point between two bytes (where rounding turns).
+        let all = (0..=u32::MAX).step_by(9973).map(f32::from_bits);
+        let unit = (0..=1.01f32.to_bits()).step_by(61).map(f32::from_bits);
+        let halves = (0..256).flat_map(|k| {
+            let h = ((k as f32 + 0.5) / 255.0).to_bits();
+            (h - 8..=h + 8).map(f32::from_bits)
+        });
+        let specials = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -0.0,
+            0.5 / 255.0,
+        ];
+        for v in all.chain(unit).chain(halves).chain(specials) {
+            assert_eq!(unit_to_u8(v), std(v), "{v:e}");
+        }
+    }
     use ndarray::Array3;
 
     #[test]

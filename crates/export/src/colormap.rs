@@ -33,7 +33,7 @@ use ndarray::{Array1, Array2, Array3};
 use orogen_world::color::{ocean_color, table_lookup};
 use orogen_world::ids::water;
 use orogen_world::interp::{
-    ceil, floor, rasterize_mesh, rasterize_mesh_fields, rasterize_mesh_fields_strips,
+    ceil, floor, rasterize_mesh, rasterize_mesh_fields_by, rasterize_mesh_fields_strips_by,
 };
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
@@ -576,12 +576,10 @@ pub fn water_coverage(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, Ex
 /// The elevation and lake depth interpolated on `grid` (`ny x nx x 2`).
 fn water_raster(world: &World, grid: &PixelGrid) -> Result<Array3<f32>, ExportError> {
     let ((re, ce), (rd, cd)) = water_fields(world)?;
-    let rf: Vec<[f32; 2]> = re.iter().zip(&rd).map(|(&e, &d)| [e, d]).collect();
-    let cf: Vec<[f32; 2]> = ce.iter().zip(&cd).map(|(&e, &d)| [e, d]).collect();
-    Ok(rasterize_mesh_fields(
+    Ok(rasterize_mesh_fields_by(
         world.mesh()?,
-        &rf,
-        &cf,
+        |r| [re[r], rd[r]],
+        |c| [ce[c], cd[c]],
         &grid.sampling(),
     )?)
 }
@@ -837,25 +835,28 @@ pub fn colormap_on(
     // Interpolated and painted in strips of about 4 MiB of fields (192 MiB at 4096 px whole).
     let mut rgb = vec![[0u8; 3]; nx * ny];
     let strip_rows = |k: usize| (4 << 20) / (nx * k * std::mem::size_of::<f32>()).max(1);
+    // The values by index: no per-region and per-corner arrays of them (36 MB at 1,000,000
+    // cells).
+    let sampling = grid.sampling();
     if options.hillshade > 0.0 {
         let (region_g, corner_g) = slopes(world)?;
-        let region: Vec<[f32; 3]> = (0..mesh.n_regions())
-            .map(|r| [region_m[r], region_g[r][0], region_g[r][1]])
-            .collect();
-        let corner: Vec<[f32; 3]> = (0..mesh.n_corners())
-            .map(|c| [corner_m[c], corner_g[c][0], corner_g[c][1]])
-            .collect();
-        let sampling = grid.sampling();
-        rasterize_mesh_fields_strips(mesh, &region, &corner, &sampling, strip_rows(3), |r, f| {
-            paint::<3>(&shore.fields, f, nx, ny, r, table, options, &mut rgb)
-        })?;
+        rasterize_mesh_fields_strips_by(
+            mesh,
+            |r| [region_m[r], region_g[r][0], region_g[r][1]],
+            |c| [corner_m[c], corner_g[c][0], corner_g[c][1]],
+            &sampling,
+            strip_rows(3),
+            |r, f| paint::<3>(&shore.fields, f, nx, ny, r, table, options, &mut rgb),
+        )?;
     } else {
-        let region: Vec<[f32; 1]> = (0..mesh.n_regions()).map(|r| [region_m[r]]).collect();
-        let corner: Vec<[f32; 1]> = corner_m.iter().map(|&m| [m]).collect();
-        let sampling = grid.sampling();
-        rasterize_mesh_fields_strips(mesh, &region, &corner, &sampling, strip_rows(1), |r, f| {
-            paint::<1>(&shore.fields, f, nx, ny, r, table, options, &mut rgb)
-        })?;
+        rasterize_mesh_fields_strips_by(
+            mesh,
+            |r| [region_m[r]],
+            |c| [corner_m[c]],
+            &sampling,
+            strip_rows(1),
+            |r, f| paint::<1>(&shore.fields, f, nx, ny, r, table, options, &mut rgb),
+        )?;
     }
     let w = options.water;
     if let (true, Some(cover)) = (options.rivers, shore.rivers()) {

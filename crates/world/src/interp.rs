@@ -82,6 +82,9 @@ impl RasterSampling {
     }
 }
 
+/// Corners binned by one task of [`Pieces::new`].
+const CORNERS_A_CHUNK: usize = 1 << 15;
+
 /// Rows per band of the parallel rasteriser.
 const BAND_ROWS: usize = 8;
 
@@ -233,6 +236,28 @@ pub fn rasterize_fields_strips<const K: usize>(
     Ok(())
 }
 
+/// [`rasterize_mesh_fields`] with the values given by functions of the region and of the corner
+/// index, as [`rasterize_mesh_fields_strips_by`] takes them: the same bytes as the arrays of
+/// their values.
+pub fn rasterize_mesh_fields_by<const K: usize>(
+    mesh: &DualMesh,
+    region: impl Fn(usize) -> [f32; K] + Sync,
+    corner: impl Fn(usize) -> [f32; K] + Sync,
+    sampling: &RasterSampling,
+) -> Result<Array3<f32>, WorldError> {
+    let pieces = Pieces::new(
+        mesh.region_xy.view(),
+        mesh.corner_xy.view(),
+        mesh.corner_regions.view(),
+        sampling,
+    )?;
+    let RasterSampling { nx, ny, .. } = *sampling;
+    let mut out = vec![[f32::NAN; K]; nx * ny];
+    pieces.render(&region, &corner, 0, &mut out);
+    Ok(Array3::from_shape_vec((ny, nx, K), out.into_flattened())
+        .expect("ny x nx pixels of K fields"))
+}
+
 /// [`rasterize_mesh_fields_strips`] with the values given by functions of the region and of
 /// the corner index, so that values derived from other layers need no array of their own (the
 /// splat maps' seven shares: 84 MB at 1,000,000 cells). `region` and `corner` are called with
@@ -323,28 +348,46 @@ impl<'a> Pieces<'a> {
             )));
         }
         let n_bands = ny.div_ceil(BAND_ROWS);
-        // Which corners touch which band: sequential, in corner order, so each band's list is
-        // sorted.
-        let mut bands: Vec<Vec<u32>> = vec![Vec::new(); n_bands];
-        for c in 0..n_corners {
-            let tri = corner_regions.row(c);
-            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-            for &r in tri {
-                let y = region_xy[[r as usize, 1]];
-                lo = lo.min(y);
-                hi = hi.max(y);
-            }
-            let Some((r0, r1)) = row_span(lo, hi, y0, dy, ny) else {
-                continue;
-            };
-            for band in bands
-                .iter_mut()
-                .take(r1 / BAND_ROWS + 1)
-                .skip(r0 / BAND_ROWS)
-            {
-                band.push(c as u32);
-            }
-        }
+        // Which corners touch which band: chunks of corners in parallel, each band's lists then
+        // joined in chunk order, so each band's list is in corner order.
+        let n_chunks = n_corners.div_ceil(CORNERS_A_CHUNK).max(1);
+        let chunks: Vec<Vec<Vec<u32>>> = (0..n_chunks)
+            .into_par_iter()
+            .map(|k| {
+                let mut bands: Vec<Vec<u32>> = vec![Vec::new(); n_bands];
+                let end = ((k + 1) * CORNERS_A_CHUNK).min(n_corners);
+                for c in k * CORNERS_A_CHUNK..end {
+                    let tri = corner_regions.row(c);
+                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+                    for &r in tri {
+                        let y = region_xy[[r as usize, 1]];
+                        lo = lo.min(y);
+                        hi = hi.max(y);
+                    }
+                    let Some((r0, r1)) = row_span(lo, hi, y0, dy, ny) else {
+                        continue;
+                    };
+                    for band in bands
+                        .iter_mut()
+                        .take(r1 / BAND_ROWS + 1)
+                        .skip(r0 / BAND_ROWS)
+                    {
+                        band.push(c as u32);
+                    }
+                }
+                bands
+            })
+            .collect();
+        let bands: Vec<Vec<u32>> = (0..n_bands)
+            .into_par_iter()
+            .map(|b| {
+                let mut band = Vec::with_capacity(chunks.iter().map(|c| c[b].len()).sum());
+                for chunk in &chunks {
+                    band.extend_from_slice(&chunk[b]);
+                }
+                band
+            })
+            .collect();
         Ok(Pieces {
             region_xy,
             corner_xy,

@@ -769,6 +769,42 @@ mod tests {
     }
 
     #[test]
+    fn bands_list_their_corners_in_corner_order_across_chunks() {
+        // Over 2.5 chunks of corners: each band lists, in corner order, exactly the corners
+        // whose triangle reaches one of its rows.
+        let mesh = DualMesh::jittered_grid(200, 180, 3.0, 2.8, 0.4, 9);
+        assert!(
+            mesh.n_corners() > 2 * CORNERS_A_CHUNK,
+            "{}",
+            mesh.n_corners()
+        );
+        let s = RasterSampling::pixel_centres(200, 181, 3.0, 2.8);
+        let pieces = Pieces::new(
+            mesh.region_xy.view(),
+            mesh.corner_xy.view(),
+            mesh.corner_regions.view(),
+            &s,
+        )
+        .unwrap();
+        let mut want = vec![Vec::new(); s.ny.div_ceil(BAND_ROWS)];
+        for c in 0..mesh.n_corners() {
+            let ys = mesh
+                .corner_regions
+                .row(c)
+                .map(|&r| mesh.region_xy[[r as usize, 1]]);
+            let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &y| {
+                (lo.min(y), hi.max(y))
+            });
+            if let Some((r0, r1)) = row_span(lo, hi, s.y0, s.dy, s.ny) {
+                for band in &mut want[r0 / BAND_ROWS..=r1 / BAND_ROWS] {
+                    band.push(c as u32);
+                }
+            }
+        }
+        assert_eq!(pieces.bands, want);
+    }
+
+    #[test]
     fn the_inlined_ceil_and_floor_are_std_s() {
         let mut values = vec![
             0.0,

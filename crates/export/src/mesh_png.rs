@@ -67,14 +67,17 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
             [x * sx, y * sy]
         })
     };
-    // Fill: every pixel centre (col + 0.5, row + 0.5) inside a cell's (convex) polygon.
+    // Fill: every pixel centre (col + 0.5, row + 0.5) inside a cell's (convex) polygon. One
+    // ring buffer for every cell.
+    let mut poly: Vec<[f64; 2]> = Vec::new();
     for r in 0..mesh.n_regions() {
         let colour = match elevation {
             Some(e) => elevation_colour(e[r]),
             None if mesh.region_is_boundary[r] != 0 => [0.72, 0.72, 0.76],
             None => [0.90, 0.90, 0.88],
         };
-        let poly: Vec<[f64; 2]> = ring(r).collect();
+        poly.clear();
+        poly.extend(ring(r));
         if poly.len() < 3 {
             continue;
         }
@@ -133,7 +136,8 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
     };
     let drawn = if strength > 0.0 { mesh.n_regions() } else { 0 };
     for r in 0..drawn {
-        let poly: Vec<[f64; 2]> = ring(r).collect();
+        poly.clear();
+        poly.extend(ring(r));
         for i in 0..poly.len() {
             let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
             let steps = ((b[0] - a[0]).abs().max((b[1] - a[1]).abs()).ceil() as usize).max(1);
@@ -154,13 +158,8 @@ pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, Export
             0.6 * strength,
         );
     }
-    let mut out = Array3::<u8>::zeros((ny, nx, 3));
-    for (i, px) in img.iter().enumerate() {
-        for k in 0..3 {
-            out[[i / nx, i % nx, k]] = unit_to_u8(px[k]);
-        }
-    }
-    Ok(out)
+    let bytes: Vec<u8> = img.iter().flat_map(|px| px.map(unit_to_u8)).collect();
+    Ok(Array3::from_shape_vec((ny, nx, 3), bytes).expect("one RGB triple per pixel"))
 }
 
 /// Writes `mesh.png`, `nx` pixels wide (the height follows the map's aspect).

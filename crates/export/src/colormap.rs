@@ -454,20 +454,23 @@ fn edge_distances(f: &[f32], stride: usize, nx: usize, ny: usize, i: usize, j: u
     let scale = |lo: usize, hi: usize| if hi - lo == 2 { 0.5 } else { 1.0 };
     let (sx, sy) = (scale(i0, i1), scale(j0, j1));
     let (c, w, e, n, s) = (at(i, j), at(i0, j), at(i1, j), at(i, j0), at(i, j1));
-    let distance = |k: usize, sign: f32| {
-        let gx = (e[k] - w[k]) * sx;
-        let gy = (s[k] - n[k]) * sy;
-        let g = (gx * gx + gy * gy).sqrt();
-        let c = sign * c[k];
-        if g > 0.0 {
-            c / g
-        } else if c > 0.0 {
-            f32::INFINITY
-        } else {
-            f32::NEG_INFINITY
-        }
-    };
+    let distance =
+        |k: usize, sign: f32| signed_distance(sign * c[k], (e[k] - w[k]) * sx, (s[k] - n[k]) * sy);
     [distance(0, -1.0), distance(1, 1.0)]
+}
+
+/// A field's value `c` over its gradient `(gx, gy)`: the signed distance in pixels to where it
+/// crosses 0 (infinite, with `c`'s sign, where it is flat).
+#[inline]
+fn signed_distance(c: f32, gx: f32, gy: f32) -> f32 {
+    let g = (gx * gx + gy * gy).sqrt();
+    if g > 0.0 {
+        c / g
+    } else if c > 0.0 {
+        f32::INFINITY
+    } else {
+        f32::NEG_INFINITY
+    }
 }
 
 /// Coverage from a signed distance in pixels.
@@ -513,16 +516,6 @@ impl Water {
         let row = |r: usize| &f[r * nx * 2..(r + 1) * nx * 2];
         let (north, here, south) = (row(j0), row(j), row(j1));
         out.push(Water::at(f, 2, nx, ny, 0, j));
-        let distance = |c: f32, gx: f32, gy: f32| {
-            let g = (gx * gx + gy * gy).sqrt();
-            if g > 0.0 {
-                c / g
-            } else if c > 0.0 {
-                f32::INFINITY
-            } else {
-                f32::NEG_INFINITY
-            }
-        };
         let inner = here
             .windows(6)
             .step_by(2)
@@ -531,8 +524,8 @@ impl Water {
             .take(nx - 2)
             .map(|((w, n), s)| {
                 // w: the west, this and the east pixel's (elevation, lake depth).
-                let sea_d = distance(-w[2 + E], (w[4 + E] - w[E]) * 0.5, (s[E] - n[E]) * sy);
-                let lake_d = distance(
+                let sea_d = signed_distance(-w[2 + E], (w[4 + E] - w[E]) * 0.5, (s[E] - n[E]) * sy);
+                let lake_d = signed_distance(
                     w[2 + LAKE],
                     (w[4 + LAKE] - w[LAKE]) * 0.5,
                     (s[LAKE] - n[LAKE]) * sy,

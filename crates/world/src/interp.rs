@@ -245,12 +245,7 @@ pub fn rasterize_mesh_fields_by<const K: usize>(
     corner: impl Fn(usize) -> [f32; K] + Sync,
     sampling: &RasterSampling,
 ) -> Result<Array3<f32>, WorldError> {
-    let pieces = Pieces::new(
-        mesh.region_xy.view(),
-        mesh.corner_xy.view(),
-        mesh.corner_regions.view(),
-        sampling,
-    )?;
+    let pieces = Pieces::of_mesh(mesh, sampling)?;
     let RasterSampling { nx, ny, .. } = *sampling;
     let mut out = vec![[f32::NAN; K]; nx * ny];
     pieces.render(&region, &corner, 0, &mut out);
@@ -271,12 +266,7 @@ pub fn rasterize_mesh_fields_strips_by<const K: usize>(
     strip_rows: usize,
     mut consume: impl FnMut(usize, &[[f32; K]]),
 ) -> Result<(), WorldError> {
-    let pieces = Pieces::new(
-        mesh.region_xy.view(),
-        mesh.corner_xy.view(),
-        mesh.corner_regions.view(),
-        sampling,
-    )?;
+    let pieces = Pieces::of_mesh(mesh, sampling)?;
     pieces.strips(&region, &corner, strip_rows, &mut consume);
     Ok(())
 }
@@ -326,6 +316,16 @@ impl<'a> Pieces<'a> {
             corner_values,
         )?;
         Self::new(region_xy, corner_xy, corner_regions, sampling)
+    }
+
+    /// [`Pieces::new`] of a [`DualMesh`].
+    fn of_mesh(mesh: &'a DualMesh, sampling: &RasterSampling) -> Result<Self, WorldError> {
+        Self::new(
+            mesh.region_xy.view(),
+            mesh.corner_xy.view(),
+            mesh.corner_regions.view(),
+            sampling,
+        )
     }
 
     fn new(
@@ -751,13 +751,7 @@ mod tests {
             RasterSampling::vertices(120, 80, 3.0, 2.0),
             RasterSampling::pixel_centres(83, 40, 3.4, 2.0),
         ] {
-            let pieces = Pieces::new(
-                mesh.region_xy.view(),
-                mesh.corner_xy.view(),
-                mesh.corner_regions.view(),
-                &s,
-            )
-            .unwrap();
+            let pieces = Pieces::of_mesh(&mesh, &s).unwrap();
             let mut got = vec![[f32::NAN; 2]; s.nx * s.ny];
             pieces.render(&|r| region[r], &|c| corner[c], 0, &mut got);
             // `render` fills the gaps (pixels no piece takes) row by row; the same rule here.
@@ -779,13 +773,7 @@ mod tests {
             mesh.n_corners()
         );
         let s = RasterSampling::pixel_centres(200, 181, 3.0, 2.8);
-        let pieces = Pieces::new(
-            mesh.region_xy.view(),
-            mesh.corner_xy.view(),
-            mesh.corner_regions.view(),
-            &s,
-        )
-        .unwrap();
+        let pieces = Pieces::of_mesh(&mesh, &s).unwrap();
         let mut want = vec![Vec::new(); s.ny.div_ceil(BAND_ROWS)];
         for c in 0..mesh.n_corners() {
             let ys = mesh

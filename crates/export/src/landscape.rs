@@ -22,6 +22,7 @@
 use std::fmt;
 
 use ndarray::{Array2, Array3, ArrayView2};
+use orogen_world::color::unit_to_u8;
 use orogen_world::interp::sample_bilinear;
 use orogen_world::params::{ParamError, Spec, check_specs, in_range};
 use orogen_world::{World, WorldError};
@@ -285,8 +286,6 @@ fn mix(a: [f32; 3], b: [f32; 3], t: f32) -> [f32; 3] {
     [0, 1, 2].map(|c| a[c] + (b[c] - a[c]) * t)
 }
 
-use orogen_world::color::unit_to_u8 as to_u8;
-
 /// Paints the landscape on `grid` (pixel centres over the map): `ny x nx x 3` 8-bit RGB.
 pub fn landscape(
     world: &World,
@@ -332,7 +331,7 @@ pub fn landscape(
     });
     draw_rivers(world, grid, style, &mut rgb)?;
     draw_trees(world, grid, style, &mut rgb)?;
-    let bytes: Vec<u8> = rgb.iter().flat_map(|c| c.map(to_u8)).collect();
+    let bytes: Vec<u8> = rgb.iter().flat_map(|c| c.map(unit_to_u8)).collect();
     Ok(Array3::from_shape_vec((ny, nx, 3), bytes).expect("one RGB triple per pixel"))
 }
 

@@ -460,19 +460,23 @@ impl<'a> Pieces<'a> {
 
 /// The raster rows whose sample y lies in `[lo, hi]`, if any.
 fn row_span(lo: f64, hi: f64, y0: f64, dy: f64, ny: usize) -> Option<(usize, usize)> {
-    let eps = 1e-9;
-    let r0 = ceil((lo - y0) / dy - eps).max(0.0);
-    let r1 = floor((hi - y0) / dy + eps).min(ny as f64 - 1.0);
-    (r0 <= r1).then_some((r0 as usize, r1 as usize))
+    span_by(lo, hi, ny, |y| (y - y0) / dy)
 }
 
 /// [`row_span`] with the spacing's inverse (a multiplication where `row_span` divides).
 #[inline]
 fn span_scaled(lo: f64, hi: f64, x0: f64, inv_dx: f64, n: usize) -> Option<(usize, usize)> {
+    span_by(lo, hi, n, |x| (x - x0) * inv_dx)
+}
+
+/// The indices in `0..n` whose position lies in `[lo, hi]` (1e-9 of a step's tolerance), given
+/// the continuous index of a position.
+#[inline]
+fn span_by(lo: f64, hi: f64, n: usize, index: impl Fn(f64) -> f64) -> Option<(usize, usize)> {
     let eps = 1e-9;
-    let c0 = ceil((lo - x0) * inv_dx - eps).max(0.0);
-    let c1 = floor((hi - x0) * inv_dx + eps).min(n as f64 - 1.0);
-    (c0 <= c1).then_some((c0 as usize, c1 as usize))
+    let i0 = ceil(index(lo) - eps).max(0.0);
+    let i1 = floor(index(hi) + eps).min(n as f64 - 1.0);
+    (i0 <= i1).then_some((i0 as usize, i1 as usize))
 }
 
 /// `v.ceil()` (but for the sign of a zero result), inlined: without SSE4.1 in the baseline

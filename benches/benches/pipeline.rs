@@ -45,7 +45,7 @@ fn pipeline(c: &mut Criterion) {
     group.bench_function("1M_cells_1024px", |b| {
         b.iter(|| run(1_000_000, 1024, &default, &dir))
     });
-    group.measurement_time(Duration::from_secs(120));
+    group.measurement_time(Duration::from_secs(150));
     group.bench_function("1M_cells_4096px", |b| {
         b.iter(|| run(1_000_000, 4096, &default, &dir))
     });

@@ -37,7 +37,7 @@ fn pipeline(c: &mut Criterion) {
     group.bench_function("50k_cells_1024px", |b| {
         b.iter(|| run(50_000, 1024, &default, &dir))
     });
-    group.measurement_time(Duration::from_secs(30));
+    group.measurement_time(Duration::from_secs(70));
     group.bench_function("50k_cells_4096px", |b| {
         b.iter(|| run(50_000, 4096, &default, &dir))
     });

@@ -206,11 +206,21 @@ impl ExportParams {
 /// Lloyd buffers, layers; 8 bytes per heightmap sample for the classic preset) and 40 bytes per
 /// output pixel (float masters, colour buffers, encoders).
 pub fn memory_estimate_bytes(config: &Config) -> f64 {
+    stage_memory_bytes(config) + raster_memory_bytes(config) + 64.0 * 1024.0 * 1024.0
+}
+
+/// The stages' part of [`memory_estimate_bytes`]: the world and its working buffers.
+pub(crate) fn stage_memory_bytes(config: &Config) -> f64 {
     // The classic preset has no mesh: its heightmap (f32) and a copy instead.
-    let stage_bytes = match config.pipeline() {
+    match config.pipeline() {
         crate::Pipeline::Mesh => config.world.cells as f64 * 1536.0,
         crate::Pipeline::Classic => (config.classic.elevation.size as f64).powi(2) * 8.0,
-    };
+    }
+}
+
+/// The outputs' part of [`memory_estimate_bytes`]: one output's rasters at the larger of the
+/// image and heightmap sizes.
+pub(crate) fn raster_memory_bytes(config: &Config) -> f64 {
     let nx = config.export.resolution as f64;
     let ny = (nx * config.world.height / config.world.width)
         .round()
@@ -225,7 +235,7 @@ pub fn memory_estimate_bytes(config: &Config) -> f64 {
         * (side * config.world.height / config.world.width)
             .round()
             .max(1.0);
-    stage_bytes + (nx * ny).max(hm) * 40.0 + 64.0 * 1024.0 * 1024.0
+    (nx * ny).max(hm) * 40.0
 }
 
 /// The memory this machine can give, from `/proc/meminfo` (MemAvailable), or 4 GiB where that

@@ -36,7 +36,8 @@ pub fn write_run(world: &World, config: &Config, dir: &Path) -> Result<Written, 
 
 /// Generates a world ([`crate::generate_observed`], `on_stage` called before each stage and
 /// before `export`) and writes its outputs as [`write_run`] does. When an output needs the flora
-/// stage and the outputs run side by side (rasters up to 2048 px), the stage runs beside the
+/// stage and the outputs run side by side (rasters up to 2048 px, or larger for a world
+/// larger than them), the stage runs beside the
 /// outputs that show no trees (they do not read its layers), then those that do are written:
 /// the same files as generating, then writing, in less time.
 /// The timings end with `export`, the flora stage's own time within it
@@ -131,9 +132,20 @@ fn previous_files(dir: &Path) -> Vec<String> {
 /// are renamed into place together, `world.json` (listing the others) last, so an interrupted
 /// run leaves the previous outputs as they were. Returns the names written.
 pub fn write_outputs(world: &World, config: &Config, dir: &Path) -> Result<Vec<String>, Error> {
+    write_outputs_as(world, config, dir, side_by_side(config))
+}
+
+/// [`write_outputs`] with its jobs side by side or one at a time, as `side_by_side` says (the
+/// same files either way).
+fn write_outputs_as(
+    world: &World,
+    config: &Config,
+    dir: &Path,
+    side_by_side: bool,
+) -> Result<Vec<String>, Error> {
     let out = OutDir::create(dir)?;
     let shared = Shared::new(config);
-    let (parts, ()) = run_jobs(world, config, &out, &shared, &|_| true, || ())?;
+    let (parts, ()) = run_jobs(world, config, &out, &shared, side_by_side, &|_| true, || ())?;
     finish(world, config, out, parts, shared)
 }
 
@@ -158,28 +170,36 @@ fn write_outputs_planting(
         && world.has_layer("corner_elevation");
     let (mut parts, (planted, terrain)) = {
         let world = &*world;
-        run_jobs(world, config, &out, &shared, &|o| !shows_trees(o), || {
-            rayon::join(
-                || {
-                    let start = std::time::Instant::now();
-                    let planted = orogen_flora::plant(world, flora);
-                    (planted, start.elapsed())
-                },
-                || {
-                    let options = config
-                        .export
-                        .preview_options(Some(colormap_options(config)));
-                    preview.then(|| orogen_export::preview3d::preview_terrain(world, &options))
-                },
-            )
-        })?
+        run_jobs(
+            world,
+            config,
+            &out,
+            &shared,
+            true,
+            &|o| !shows_trees(o),
+            || {
+                rayon::join(
+                    || {
+                        let start = std::time::Instant::now();
+                        let planted = orogen_flora::plant(world, flora);
+                        (planted, start.elapsed())
+                    },
+                    || {
+                        let options = config
+                            .export
+                            .preview_options(Some(colormap_options(config)));
+                        preview.then(|| orogen_export::preview3d::preview_terrain(world, &options))
+                    },
+                )
+            },
+        )?
     };
     let (planted, elapsed) = planted;
     planted?.write(world)?;
     if let (Some(terrain), Ok(mut slot)) = (terrain, shared.preview.lock()) {
         *slot = Some(terrain?);
     }
-    let (more, ()) = run_jobs(world, config, &out, &shared, &shows_trees, || ())?;
+    let (more, ()) = run_jobs(world, config, &out, &shared, true, &shows_trees, || ())?;
     parts.extend(more);
     Ok((finish(world, config, out, parts, shared)?, elapsed))
 }
@@ -205,8 +225,8 @@ impl Shared {
     }
 }
 
-/// Runs the jobs of the config's outputs that `pick` keeps (side by side, beside `beside`),
-/// each writing into its own part of `out`; returns the parts with each job's place in the
+/// Runs the jobs of the config's outputs that `pick` keeps (side by side, beside `beside`, when
+/// `side_by_side`; else one at a time, after `beside`), each writing into its own part of `out`; returns the parts with each job's place in the
 /// order [`finish`] absorbs them (the same order whichever were picked), and what `beside`
 /// returned.
 fn run_jobs<R: Send>(
@@ -214,6 +234,7 @@ fn run_jobs<R: Send>(
     config: &Config,
     out: &OutDir,
     shared: &Shared,
+    side_by_side: bool,
     pick: &(dyn Fn(crate::Output) -> bool + Sync),
     beside: impl FnOnce() -> R + Send,
 ) -> Result<(Vec<(usize, OutDir)>, R), Error> {
@@ -226,10 +247,8 @@ fn run_jobs<R: Send>(
     let biome_maps = world.has_layer("region_biome") && (wants(Colormap) || wants(Biomes));
     let river_mask =
         world.has_layer("region_elevation") && world.has_layer("rivers") && wants(Rivers);
-    // Side by side while each output's rasters are small; one at a time above that, so the
-    // peak memory is one output's, not the sum of all (and then each builds its own shore,
-    // dropped with it).
-    let side_by_side = side_by_side(config);
+    // One at a time ([`side_by_side`] says when), each output builds its own shore, dropped
+    // with it.
     // Its rivers are drawn beside the jobs that read none of them (`after_rivers` holds those
     // that do).
     let shore = if side_by_side && (biome_maps || river_mask) {
@@ -491,16 +510,23 @@ fn finish(
 /// One output job of [`write_outputs`]: it writes into its own part of the folder.
 type Job<'a> = Box<dyn FnOnce(&mut OutDir) -> Result<(), Error> + Send + 'a>;
 
-/// The largest raster side (pixels) at which [`write_outputs`] runs the outputs side by side.
+/// The largest raster side (pixels) at which [`write_outputs`] runs the outputs side by side
+/// whatever the world's size.
 const SIDE_BY_SIDE_MAX_PIXELS: usize = 2048;
 
-/// Whether the config's rasters are small enough for its outputs to run side by side.
+/// Whether the config's outputs run side by side: while their rasters are small (at most
+/// [`SIDE_BY_SIDE_MAX_PIXELS`] a side), or while one output's rasters take no more memory than
+/// the stages' world (`raster_memory_bytes` against `stage_memory_bytes`: from about 440,000
+/// cells at 4096 px), so that the outputs side by side add about as much again as the world at
+/// most. Otherwise one at a time, and the peak is one output's: 50,000 cells at 4096 px stay
+/// under 300 MiB whatever is chosen.
 fn side_by_side(config: &Config) -> bool {
     let side = config
         .export
         .resolution
         .max(config.export.heightmap_size().unwrap_or(0));
     side <= SIDE_BY_SIDE_MAX_PIXELS
+        || crate::config::raster_memory_bytes(config) <= crate::config::stage_memory_bytes(config)
 }
 
 /// The colour map options of this config (the biome palette's water colours).
@@ -595,4 +621,58 @@ pub fn read_world(path: &Path) -> Result<(World, Config), Error> {
     let config: Config = serde_json::from_str(&config_json)
         .map_err(|e| bad(format!("the saved configuration: {e}")))?;
     Ok((world, config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Output;
+
+    #[test]
+    fn outputs_one_at_a_time_are_the_files_written_side_by_side() {
+        // Above 2048 px on a small world the jobs run one at a time, each building its own
+        // shore: the files must be those of the shared shore and the jobs side by side.
+        let mut config = Config::default();
+        config.world.cells = 3000;
+        config.export.resolution = 160;
+        config.export.outputs = vec![Output::All];
+        let world = crate::generate(&config).unwrap();
+        let written: Vec<_> = [true, false]
+            .into_iter()
+            .map(|together| {
+                let dir = tempfile::tempdir().unwrap();
+                let files = write_outputs_as(&world, &config, dir.path(), together).unwrap();
+                (dir, files)
+            })
+            .collect();
+        let (names, others) = (&written[0].1, &written[1].1);
+        assert_eq!(names, others);
+        for name in ["colormap.png", "biomes.png", "rivers.png", "heightmap.png"] {
+            assert!(names.iter().any(|n| n == name), "{name} not written");
+        }
+        for name in names {
+            let a = std::fs::read(written[0].0.path().join(name)).unwrap();
+            let b = std::fs::read(written[1].0.path().join(name)).unwrap();
+            assert!(
+                a == b,
+                "{name} differs between side by side and one at a time"
+            );
+        }
+    }
+
+    #[test]
+    fn outputs_run_side_by_side_unless_their_rasters_outweigh_the_world() {
+        let at = |cells: usize, resolution: usize| {
+            let mut config = Config::default();
+            config.world.cells = cells;
+            config.export.resolution = resolution;
+            side_by_side(&config)
+        };
+        assert!(at(50_000, 1024) && at(50_000, 2048) && at(5_000, 2048));
+        // 50,000 cells at 4096 px: one output at a time (its 300 MiB peak).
+        assert!(!at(50_000, 4096) && !at(200_000, 4096));
+        // A world larger than one output's rasters: side by side.
+        assert!(at(1_000_000, 4096) && at(4_000_000, 8192));
+        assert!(!at(1_000_000, 8192));
+    }
 }

@@ -242,18 +242,29 @@ pub fn polygons(v: &Voronoi<'_>) -> (Vec<u32>, Vec<[f64; 2]>) {
             (lens, points)
         })
         .collect();
-    let total: usize = blocks.iter().map(|b| b.1.len()).sum();
     let mut offsets = Vec::with_capacity(n + 1);
-    let mut points = Vec::with_capacity(total);
     offsets.push(0u32);
     let mut acc = 0u32;
-    for (lens, pts) in blocks {
+    for (lens, _) in &blocks {
         for len in lens {
             acc += len;
             offsets.push(acc);
         }
-        points.extend_from_slice(&pts);
     }
+    // The blocks' points copied into their places side by side (about 110 MB at 1,000,000
+    // cells: on one thread, with the kernel clearing the fresh pages, 0.2 s).
+    let mut points = vec![[0.0f64; 2]; acc as usize];
+    let mut places = Vec::with_capacity(blocks.len());
+    let mut rest = points.as_mut_slice();
+    for (_, pts) in &blocks {
+        let (place, tail) = std::mem::take(&mut rest).split_at_mut(pts.len());
+        places.push(place);
+        rest = tail;
+    }
+    places
+        .into_par_iter()
+        .zip(blocks.par_iter())
+        .for_each(|(place, (_, pts))| place.copy_from_slice(pts));
     (offsets, points)
 }
 

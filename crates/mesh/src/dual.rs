@@ -25,70 +25,67 @@ fn centroid(sites: &[[f64; 2]], t: &[u32; 3]) -> [f64; 2] {
     [(a[0] + b[0] + c[0]) / 3.0, (a[1] + b[1] + c[1]) / 3.0]
 }
 
-/// The dual mesh of a triangulation of `sites`.
+/// The dual mesh of a triangulation of `sites`. Every array is built in parallel (each region's
+/// and each corner's lists written into their own slices): the same mesh on any number of
+/// threads.
 pub fn dual_mesh(sites: &[[f64; 2]], is_boundary: &[u8], del: &Delaunay) -> DualMesh {
     let n_regions = sites.len();
     let n_corners = del.triangles.len();
-    let region_xy = Array2::from_shape_fn((n_regions, 2), |(i, k)| sites[i][k]);
-    let corner_xy = {
-        let flat: Vec<f64> = del
-            .triangles
-            .par_iter()
-            .flat_map_iter(|t| centroid(sites, t))
-            .collect();
-        Array2::from_shape_vec((n_corners, 2), flat).expect("two values per corner")
-    };
-    let corner_regions = Array2::from_shape_vec(
-        (n_corners, 3),
-        del.triangles.iter().flatten().copied().collect(),
-    )
-    .expect("three regions per corner");
-
-    // Region -> corners (one per triangle) and region -> neighbours (one more on the hull).
-    let mut corner_offsets = Vec::with_capacity(n_regions + 1);
-    let mut neighbor_offsets = Vec::with_capacity(n_regions + 1);
-    corner_offsets.push(0u32);
-    neighbor_offsets.push(0u32);
-    let (mut nc, mut nn) = (0u32, 0u32);
-    for r in 0..n_regions {
-        nc += del.degree[r];
-        nn += del.degree[r] + u32::from(del.is_hull(r));
-        corner_offsets.push(nc);
-        neighbor_offsets.push(nn);
+    // Flat arrays filled in place, row by row.
+    fn rows<T: Copy + Default + Send + Sync, const K: usize>(
+        n: usize,
+        row: impl Fn(usize) -> [T; K] + Sync,
+    ) -> Array2<T> {
+        let mut flat = vec![T::default(); n * K];
+        flat.par_chunks_mut(K)
+            .enumerate()
+            .for_each(|(i, out)| out.copy_from_slice(&row(i)));
+        Array2::from_shape_vec((n, K), flat).expect("K values a row")
     }
-    let mut corners = Vec::with_capacity(nc as usize);
-    let mut neighbors = Vec::with_capacity(nn as usize);
-    for r in 0..n_regions {
-        if del.is_hull(r) {
-            neighbors.push(del.target(next(del.start[r])));
-        }
-        for e in del.incoming(r) {
-            corners.push(e / 3);
-            neighbors.push(del.origin(e));
-        }
-    }
-    let corner_neighbors = {
-        let mut offsets = Vec::with_capacity(n_corners + 1);
-        let mut values = Vec::with_capacity(3 * n_corners);
-        offsets.push(0u32);
-        for t in 0..n_corners {
-            for j in 0..3 {
-                let o = del.opposite[3 * t + j];
-                if o != NONE {
-                    values.push(o / 3);
-                }
+    let region_xy = rows(n_regions, |r| sites[r]);
+    let corner_xy = rows(n_corners, |c| centroid(sites, &del.triangles[c]));
+    let corner_regions = rows(n_corners, |c| del.triangles[c]);
+    // Region -> corners (one per triangle) and region -> neighbours (one more on the hull, the
+    // first), in ring order.
+    let region_corners = Csr::from_fn_par(
+        n_regions,
+        |r| del.degree[r] as usize,
+        |r, out| {
+            for (slot, e) in out.iter_mut().zip(del.incoming(r)) {
+                *slot = e / 3;
             }
-            offsets.push(values.len() as u32);
-        }
-        Csr::from_parts(offsets, values)
-    };
+        },
+    );
+    let region_neighbors = Csr::from_fn_par(
+        n_regions,
+        |r| (del.degree[r] + u32::from(del.is_hull(r))) as usize,
+        |r, out| {
+            let hull = del.is_hull(r).then(|| del.target(next(del.start[r])));
+            let ring = del.incoming(r).map(|e| del.origin(e));
+            for (slot, n) in out.iter_mut().zip(hull.into_iter().chain(ring)) {
+                *slot = n;
+            }
+        },
+    );
+    let corner_neighbors = Csr::from_fn_par(
+        n_corners,
+        |t| (0..3).filter(|&j| del.opposite[3 * t + j] != NONE).count(),
+        |t, out| {
+            let across = (0..3)
+                .map(|j| del.opposite[3 * t + j])
+                .filter(|&o| o != NONE);
+            for (slot, o) in out.iter_mut().zip(across) {
+                *slot = o / 3;
+            }
+        },
+    );
     DualMesh {
         region_xy,
         region_is_boundary: Array1::from(is_boundary.to_vec()),
         corner_xy,
         corner_regions,
-        region_neighbors: Csr::from_parts(neighbor_offsets, neighbors),
-        region_corners: Csr::from_parts(corner_offsets, corners),
+        region_neighbors,
+        region_corners,
         corner_neighbors,
     }
 }

@@ -35,6 +35,46 @@ impl Csr {
         }
     }
 
+    /// Builds a CSR of `n_lists` lists in parallel: list `i` holds `len(i)` values, written by
+    /// `fill(i, list)` into its slice (zeros before). The same CSR on any number of threads.
+    pub fn from_fn_par(
+        n_lists: usize,
+        len: impl Fn(usize) -> usize + Sync,
+        fill: impl Fn(usize, &mut [u32]) + Sync,
+    ) -> Self {
+        use rayon::prelude::*;
+        const LISTS_A_TASK: usize = 4096;
+        let lens: Vec<u32> = (0..n_lists)
+            .into_par_iter()
+            .map(|i| to_u32(len(i)))
+            .collect();
+        let mut offsets = Vec::with_capacity(n_lists + 1);
+        offsets.push(0u32);
+        let mut total = 0usize;
+        for &l in &lens {
+            total += l as usize;
+            offsets.push(to_u32(total));
+        }
+        let mut values = vec![0u32; total];
+        let mut tasks = Vec::with_capacity(n_lists.div_ceil(LISTS_A_TASK));
+        let mut rest = values.as_mut_slice();
+        for first in (0..n_lists).step_by(LISTS_A_TASK) {
+            let end = (first + LISTS_A_TASK).min(n_lists);
+            let size = (offsets[end] - offsets[first]) as usize;
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(size);
+            tasks.push((first..end, head));
+            rest = tail;
+        }
+        tasks.into_par_iter().for_each(|(lists, mut out)| {
+            for i in lists {
+                let (list, tail) = std::mem::take(&mut out).split_at_mut(lens[i] as usize);
+                fill(i, list);
+                out = tail;
+            }
+        });
+        Csr::from_parts(offsets, values)
+    }
+
     /// The number of lists.
     pub fn n_lists(&self) -> usize {
         self.offsets.len().saturating_sub(1)
@@ -198,7 +238,28 @@ pub(crate) fn to_u32(value: usize) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::check_parts;
+    use super::{Csr, check_parts};
+
+    #[test]
+    fn a_csr_filled_in_parallel_is_the_csr_of_its_lists() {
+        // Lists of 0..=6 values, some empty, over several tasks of lists (and none at all).
+        for n in [0, 1, 4095, 4096, 4097, 20_000] {
+            let list = |i: usize| -> Vec<u32> {
+                (0..(i * 7 + i / 3) % 7)
+                    .map(|k| (i * 31 + k) as u32)
+                    .collect()
+            };
+            let lists: Vec<Vec<u32>> = (0..n).map(list).collect();
+            let built = Csr::from_fn_par(
+                n,
+                |i| list(i).len(),
+                |i, out| {
+                    out.copy_from_slice(&list(i));
+                },
+            );
+            assert_eq!(built, Csr::from_lists(&lists), "{n} lists");
+        }
+    }
 
     #[test]
     fn the_check_names_the_first_fault_anywhere_in_the_lists() {

@@ -33,7 +33,8 @@ use ndarray::{Array1, Array2, Array3};
 use orogen_world::color::{ocean_color, table_lookup};
 use orogen_world::ids::water;
 use orogen_world::interp::{
-    ceil, floor, rasterize_mesh, rasterize_mesh_fields_by, rasterize_mesh_fields_strips_by,
+    PiecePlan, ceil, floor, rasterize_mesh, rasterize_mesh_fields_on,
+    rasterize_mesh_fields_strips_on,
 };
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
@@ -560,20 +561,25 @@ fn water_fields(world: &World) -> Result<(RegionCorner<f32>, RegionCorner<f32>),
 /// colour map's shore rule. Reads the mesh, `region_elevation` (`corner_elevation`),
 /// `region_water` and, when present, `region_lake` and `lake_surface`.
 pub fn water_coverage(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
-    let fields = water_raster(world, grid)?;
+    let fields = water_raster(world, grid, None)?;
     let f = fields.as_slice().expect("a new raster is contiguous");
     let out = water_cover(f, grid.nx, grid.ny);
     Ok(Array2::from_shape_vec((grid.ny, grid.nx), out).expect("one value per pixel"))
 }
 
-/// The elevation and lake depth interpolated on `grid` (`ny x nx x 2`).
-fn water_raster(world: &World, grid: &PixelGrid) -> Result<Array3<f32>, ExportError> {
+/// The elevation and lake depth interpolated on `grid` (`ny x nx x 2`), through `plan` when
+/// given (a plan of the world's mesh on the grid: the same bytes).
+fn water_raster(
+    world: &World,
+    grid: &PixelGrid,
+    plan: Option<&PiecePlan>,
+) -> Result<Array3<f32>, ExportError> {
     let ((re, ce), (rd, cd)) = water_fields(world)?;
-    Ok(rasterize_mesh_fields_by(
-        world.mesh()?,
-        |r| [re[r], rd[r]],
-        |c| [ce[c], cd[c]],
-        &grid.sampling(),
+    let (mesh, sampling) = (world.mesh()?, grid.sampling());
+    let region = |r: usize| [re[r], rd[r]];
+    let corner = |c: usize| [ce[c], cd[c]];
+    Ok(rasterize_mesh_fields_on(
+        mesh, plan, region, corner, &sampling,
     )?)
 }
 
@@ -687,6 +693,9 @@ pub struct Shore {
     nx: usize,
     ny: usize,
     fields: Vec<f32>,
+    /// Which piece of the mesh takes each pixel, when that pays ([`PiecePlan::pays`]): the
+    /// shore's fields were gathered through it, and the colour map's and the splat maps' can be.
+    plan: Option<PiecePlan>,
     /// Set once, by [`Shore::new`] or [`Shore::draw_rivers`]: `None` inside when drawn without
     /// rivers or for a world without them.
     rivers: OnceLock<Option<Vec<f32>>>,
@@ -710,11 +719,18 @@ impl Shore {
     /// read while [`Shore::draw_rivers`] runs (on another thread); [`Shore::rivers`] is `None`
     /// until then. Reads the layers of [`water_coverage`].
     pub fn without_rivers(world: &World, grid: &PixelGrid) -> Result<Shore, ExportError> {
-        let fields = water_raster(world, grid)?.into_raw_vec_and_offset().0;
+        let (mesh, sampling) = (world.mesh()?, grid.sampling());
+        let plan = PiecePlan::pays(mesh, &sampling)
+            .then(|| PiecePlan::of_mesh(mesh, &sampling))
+            .transpose()?;
+        let fields = water_raster(world, grid, plan.as_ref())?
+            .into_raw_vec_and_offset()
+            .0;
         Ok(Shore {
             nx: grid.nx,
             ny: grid.ny,
             fields,
+            plan,
             rivers: OnceLock::new(),
         })
     }
@@ -763,6 +779,13 @@ impl Shore {
     /// from the shore's fields (the shore does not hold it).
     pub fn water(&self) -> Vec<f32> {
         water_cover(&self.fields, self.nx, self.ny)
+    }
+
+    /// The plan of the world's mesh on the shore's grid, when the shore made one (a mesh with
+    /// more pieces than the grid has pixels): other rasters of that mesh and grid gather
+    /// through it ([`orogen_world::interp::rasterize_mesh_fields_on`]).
+    pub fn plan(&self) -> Option<&PiecePlan> {
+        self.plan.as_ref()
     }
 
     /// The river coverage of each pixel, as [`river_coverage`]; `None` when built without
@@ -831,10 +854,13 @@ pub fn colormap_on(
     // The values by index: no per-region and per-corner arrays of them (36 MB at 1,000,000
     // cells).
     let sampling = grid.sampling();
+    // Through the shore's plan when it has one (the same bytes).
+    let plan = shore.plan();
     if options.hillshade > 0.0 {
         let (region_g, corner_g) = slopes(world)?;
-        rasterize_mesh_fields_strips_by(
+        rasterize_mesh_fields_strips_on(
             mesh,
+            plan,
             |r| [region_m[r], region_g[r][0], region_g[r][1]],
             |c| [corner_m[c], corner_g[c][0], corner_g[c][1]],
             &sampling,
@@ -842,8 +868,9 @@ pub fn colormap_on(
             |r, f| paint::<3>(&shore.fields, f, nx, ny, r, table, options, &mut rgb),
         )?;
     } else {
-        rasterize_mesh_fields_strips_by(
+        rasterize_mesh_fields_strips_on(
             mesh,
+            plan,
             |r| [region_m[r]],
             |c| [corner_m[c]],
             &sampling,

@@ -11,7 +11,7 @@ use orogen_world::{World, WorldError};
 
 use crate::ExportError;
 use crate::grid::PixelGrid;
-use orogen_world::interp::rasterize_mesh_fields_strips_by;
+use orogen_world::interp::{PiecePlan, rasterize_mesh_fields_strips_on};
 use rayon::prelude::*;
 
 /// The terrain layer groups, each with its biomes.
@@ -67,6 +67,16 @@ fn quantise(w: [f32; N_GROUPS]) -> [u8; N_GROUPS] {
 
 /// The splat maps (`N_GROUPS` arrays of `ny x nx` bytes, in [`GROUPS`] order). Reads `region_biome`.
 pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, ExportError> {
+    splat_maps_on(world, grid, None)
+}
+
+/// [`splat_maps`] through `plan` when given (a [`PiecePlan`] of the world's mesh on `grid`, as
+/// a [`Shore`](crate::colormap::Shore) of the grid may hold): the same bytes.
+pub fn splat_maps_on(
+    world: &World,
+    grid: &PixelGrid,
+    plan: Option<&PiecePlan>,
+) -> Result<Vec<Array2<u8>>, ExportError> {
     let mesh = world.mesh()?;
     let biome = world.view1::<u8>("region_biome")?;
     let group: Vec<u8> = biome
@@ -96,8 +106,9 @@ pub fn splat_maps(world: &World, grid: &PixelGrid) -> Result<Vec<Array2<u8>>, Ex
     let (nx, ny) = (grid.nx, grid.ny);
     let strip_rows = (16 << 20) / (nx * std::mem::size_of::<[f32; N_GROUPS]>()).max(1);
     let mut maps = vec![vec![0u8; nx * ny]; N_GROUPS];
-    rasterize_mesh_fields_strips_by(
+    rasterize_mesh_fields_strips_on(
         mesh,
+        plan,
         one_hot,
         corner_shares,
         &grid.sampling(),
@@ -125,8 +136,18 @@ pub fn write_layers(
     world: &World,
     grid: &PixelGrid,
 ) -> Result<(), ExportError> {
+    write_layers_on(out, world, grid, None)
+}
+
+/// [`write_layers`] through `plan` when given ([`splat_maps_on`]): the same files.
+pub fn write_layers_on(
+    out: &mut crate::atomic::OutDir,
+    world: &World,
+    grid: &PixelGrid,
+    plan: Option<&PiecePlan>,
+) -> Result<(), ExportError> {
     if world.has_layer("region_biome") {
-        let encoded: Vec<Vec<u8>> = splat_maps(world, grid)?
+        let encoded: Vec<Vec<u8>> = splat_maps_on(world, grid, plan)?
             .par_iter()
             .map(|map| {
                 let mut bytes = Vec::new();

@@ -362,7 +362,11 @@ fn run_jobs<R: Send>(
         jobs.push((
             7,
             Box::new(move |out| {
-                orogen_export::splat::write_layers(out, world, &grid)?;
+                // Through the shore's plan of the mesh on the grid, when it made one.
+                let plan = shore
+                    .and_then(colormap::Shore::plan)
+                    .filter(|plan| *plan.sampling() == grid.sampling());
+                orogen_export::splat::write_layers_on(out, world, &grid, plan)?;
                 Ok(())
             }),
         ));

@@ -406,16 +406,9 @@ impl<'a> Pieces<'a> {
         strip_rows: usize,
         consume: &mut impl FnMut(usize, &[[f32; K]]),
     ) {
-        let RasterSampling { nx, ny, .. } = self.sampling;
-        let step = strip_rows.div_ceil(BAND_ROWS).max(1) * BAND_ROWS;
-        let mut strip = Vec::new();
-        for row0 in (0..ny).step_by(step) {
-            let rows = step.min(ny - row0);
-            strip.clear();
-            strip.resize(rows * nx, [f32::NAN; K]);
-            self.render(region, corner, row0, &mut strip);
-            consume(row0, &strip);
-        }
+        in_strips(&self.sampling, strip_rows, consume, |row0, strip| {
+            self.render(region, corner, row0, strip)
+        });
     }
 
     /// Rasterises the rows from `row0` (a multiple of `BAND_ROWS`) into `out` (whole rows,
@@ -426,6 +419,36 @@ impl<'a> Pieces<'a> {
         corner: &(impl Fn(usize) -> [f32; K] + Sync),
         row0: usize,
         out: &mut [[f32; K]],
+    ) {
+        self.walk(
+            row0,
+            out,
+            |chunk, band, piece| {
+                // Read only for a piece that covers some pixel (most do not, on a mesh finer than
+                // the raster).
+                let Piece {
+                    corner: c, a, b, t, ..
+                } = piece;
+                let mut v = None;
+                let vals = || [region(a), region(b), corner(c)].map(|f| f.map(f64::from));
+                fill_triangle(chunk, band, &self.sampling, t, |px, w| {
+                    *px = blend(w, v.get_or_insert_with(vals));
+                });
+            },
+            |chunk| fill_gaps(chunk, self.sampling.nx),
+        );
+    }
+
+    /// Calls `fill(chunk, band, piece)` for every piece of every band of the rows from `row0`
+    /// (a multiple of `BAND_ROWS`) of `out` (whole rows), bands in parallel, each band's
+    /// pieces in corner order (a pixel on an edge shared by two pieces is filled last by the
+    /// piece of the higher corner), then `finish(chunk)`.
+    fn walk<T: Send>(
+        &self,
+        row0: usize,
+        out: &mut [T],
+        fill: impl Fn(&mut [T], Band, Piece) + Sync,
+        finish: impl Fn(&mut [T]) + Sync,
     ) {
         let nx = self.sampling.nx;
         let (region_xy, corner_xy, corner_regions) =
@@ -444,17 +467,221 @@ impl<'a> Pieces<'a> {
                     let tri = corner_regions.row(c);
                     let p = [corner_xy[[c, 0]], corner_xy[[c, 1]]];
                     for k in 0..3 {
-                        let (ra, rb) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
-                        let a = [region_xy[[ra, 0]], region_xy[[ra, 1]]];
-                        let b = [region_xy[[rb, 0]], region_xy[[rb, 1]]];
-                        // Read only for a piece that covers some pixel (most do not, on a
-                        // mesh finer than the raster).
-                        let vals = || [region(ra), region(rb), corner(c)];
-                        fill_triangle(chunk, band, &self.sampling, [a, b, p], vals);
+                        let (a, b) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
+                        let t = [
+                            [region_xy[[a, 0]], region_xy[[a, 1]]],
+                            [region_xy[[b, 0]], region_xy[[b, 1]]],
+                            p,
+                        ];
+                        fill(
+                            &mut *chunk,
+                            band,
+                            Piece {
+                                corner: c,
+                                k,
+                                a,
+                                b,
+                                t,
+                            },
+                        );
                     }
                 }
-                fill_gaps(chunk, nx);
+                finish(chunk);
             });
+    }
+}
+
+/// One piece of the mesh: the part of corner `corner`'s triangle between its sites `a` and `b`
+/// (its `k`-th edge) and the corner point, `t` their places.
+#[derive(Clone, Copy)]
+struct Piece {
+    corner: usize,
+    k: usize,
+    a: usize,
+    b: usize,
+    t: [[f64; 2]; 3],
+}
+
+/// No piece covers the pixel (a [`PiecePlan`]'s entry).
+const NO_PIECE: u32 = u32::MAX;
+
+/// Which piece of a mesh takes each pixel of one raster sampling: the rasteriser's walk over
+/// the pieces done once (its edge rule included), so that several rasters of the same mesh and
+/// sampling gather their values pixel by pixel instead of walking the pieces again. The same
+/// bytes as walking ([`rasterize_mesh_fields_on`] and [`rasterize_mesh_fields_strips_on`] take
+/// it); it pays where the mesh has more pieces than
+/// the raster has pixels ([`PiecePlan::pays`]: 1,000,000 cells at 1024 px make 6,000,000 pieces
+/// for 1,048,576 pixels, most of them covering none), and holds 4 bytes a pixel.
+#[derive(Clone, Debug)]
+pub struct PiecePlan {
+    sampling: RasterSampling,
+    n_regions: usize,
+    n_corners: usize,
+    /// Per pixel (row-major), `3 corner + k` of its piece, or [`NO_PIECE`].
+    owner: Vec<u32>,
+}
+
+impl PiecePlan {
+    /// The plan of `mesh` on `sampling`.
+    pub fn of_mesh(mesh: &DualMesh, sampling: &RasterSampling) -> Result<Self, WorldError> {
+        let pieces = Pieces::of_mesh(mesh, sampling)?;
+        let mut owner = vec![NO_PIECE; sampling.nx * sampling.ny];
+        pieces.walk(
+            0,
+            &mut owner,
+            |chunk, band, piece| {
+                let id = (3 * piece.corner + piece.k) as u32;
+                fill_triangle(chunk, band, sampling, piece.t, |px, _| *px = id);
+            },
+            |_| {},
+        );
+        Ok(PiecePlan {
+            sampling: *sampling,
+            n_regions: mesh.n_regions(),
+            n_corners: mesh.n_corners(),
+            owner,
+        })
+    }
+
+    /// Whether a plan of `mesh` on `sampling` pays for itself: the mesh has at least as many
+    /// pieces as the raster has pixels, so walking them costs more than gathering by pixel.
+    pub fn pays(mesh: &DualMesh, sampling: &RasterSampling) -> bool {
+        3 * mesh.n_corners() >= sampling.nx * sampling.ny
+    }
+
+    /// The sampling the plan was made on.
+    pub fn sampling(&self) -> &RasterSampling {
+        &self.sampling
+    }
+
+    /// An error unless the plan was made on a mesh of `mesh`'s size and on `sampling`.
+    fn check(&self, mesh: &DualMesh, sampling: &RasterSampling) -> Result<(), WorldError> {
+        if (self.n_regions, self.n_corners) != (mesh.n_regions(), mesh.n_corners())
+            || self.sampling != *sampling
+        {
+            return Err(bad(format!(
+                "a plan of {} regions and {} corners on {:?} for a mesh of {} and {} on {sampling:?}",
+                self.n_regions,
+                self.n_corners,
+                self.sampling,
+                mesh.n_regions(),
+                mesh.n_corners()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The rows from `row0` (a multiple of `BAND_ROWS`) into `out` (whole rows, NaN-filled),
+    /// each pixel weighed in its piece's frame as the walk weighs it, rows in parallel.
+    fn render<const K: usize>(
+        &self,
+        mesh: &DualMesh,
+        region: &(impl Fn(usize) -> [f32; K] + Sync),
+        corner: &(impl Fn(usize) -> [f32; K] + Sync),
+        row0: usize,
+        out: &mut [[f32; K]],
+    ) {
+        let s = self.sampling;
+        let xy = |a: &Array2<f64>, i: usize| [a[[i, 0]], a[[i, 1]]];
+        out.par_chunks_mut(s.nx).enumerate().for_each(|(r, line)| {
+            let row = row0 + r;
+            let y = s.y0 + row as f64 * s.dy;
+            // Neighbouring pixels mostly share a piece: its frame and values kept.
+            let mut last = NO_PIECE;
+            let mut held: Option<(Frame, [f64; 3], [[f64; K]; 3])> = None;
+            let owners = &self.owner[row * s.nx..][..s.nx];
+            for (col, (px, &id)) in line.iter_mut().zip(owners).enumerate() {
+                if id == NO_PIECE {
+                    continue;
+                }
+                if id != last {
+                    last = id;
+                    let (c, k) = ((id / 3) as usize, (id % 3) as usize);
+                    let tri = mesh.corner_regions.row(c);
+                    let (a, b) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
+                    let t = [
+                        xy(&mesh.region_xy, a),
+                        xy(&mesh.region_xy, b),
+                        xy(&mesh.corner_xy, c),
+                    ];
+                    held = Frame::new(t).map(|f| {
+                        let v = [region(a), region(b), corner(c)].map(|f| f.map(f64::from));
+                        (f, f.row(y), v)
+                    });
+                }
+                let x = s.x0 + col as f64 * s.dx;
+                if let Some((frame, bx, v)) = &held
+                    && let Some(w) = frame.weights(bx, x)
+                {
+                    *px = blend(w, v);
+                }
+            }
+            fill_gaps(line, s.nx);
+        });
+    }
+}
+
+/// [`rasterize_mesh_fields_by`] through `plan` when given (a [`PiecePlan`] of the mesh on
+/// `sampling`: the same bytes, each pixel gathered from its piece), else walking the pieces.
+pub fn rasterize_mesh_fields_on<const K: usize>(
+    mesh: &DualMesh,
+    plan: Option<&PiecePlan>,
+    region: impl Fn(usize) -> [f32; K] + Sync,
+    corner: impl Fn(usize) -> [f32; K] + Sync,
+    sampling: &RasterSampling,
+) -> Result<Array3<f32>, WorldError> {
+    let Some(plan) = plan else {
+        return rasterize_mesh_fields_by(mesh, region, corner, sampling);
+    };
+    plan.check(mesh, sampling)?;
+    let RasterSampling { nx, ny, .. } = *sampling;
+    let mut out = vec![[f32::NAN; K]; nx * ny];
+    plan.render(mesh, &region, &corner, 0, &mut out);
+    Ok(Array3::from_shape_vec((ny, nx, K), out.into_flattened())
+        .expect("ny x nx pixels of K fields"))
+}
+
+/// [`rasterize_mesh_fields_strips_by`] through `plan` when given (a [`PiecePlan`] of the mesh
+/// on `sampling`: the same strips and bytes, each pixel gathered from its piece), else walking
+/// the pieces.
+pub fn rasterize_mesh_fields_strips_on<const K: usize>(
+    mesh: &DualMesh,
+    plan: Option<&PiecePlan>,
+    region: impl Fn(usize) -> [f32; K] + Sync,
+    corner: impl Fn(usize) -> [f32; K] + Sync,
+    sampling: &RasterSampling,
+    strip_rows: usize,
+    mut consume: impl FnMut(usize, &[[f32; K]]),
+) -> Result<(), WorldError> {
+    let Some(plan) = plan else {
+        return rasterize_mesh_fields_strips_by(
+            mesh, region, corner, sampling, strip_rows, consume,
+        );
+    };
+    plan.check(mesh, sampling)?;
+    in_strips(sampling, strip_rows, &mut consume, |row0, strip| {
+        plan.render(mesh, &region, &corner, row0, strip)
+    });
+    Ok(())
+}
+
+/// The raster of `sampling` in strips of about `strip_rows` rows (whole bands), top to bottom:
+/// each rendered by `render(first_row, strip)` into NaN, then handed to `consume`.
+fn in_strips<const K: usize>(
+    sampling: &RasterSampling,
+    strip_rows: usize,
+    consume: &mut impl FnMut(usize, &[[f32; K]]),
+    render: impl Fn(usize, &mut [[f32; K]]),
+) {
+    let RasterSampling { nx, ny, .. } = *sampling;
+    let step = strip_rows.div_ceil(BAND_ROWS).max(1) * BAND_ROWS;
+    let mut strip = Vec::new();
+    for row0 in (0..ny).step_by(step) {
+        let rows = step.min(ny - row0);
+        strip.clear();
+        strip.resize(rows * nx, [f32::NAN; K]);
+        render(row0, &mut strip);
+        consume(row0, &strip);
     }
 }
 
@@ -513,19 +740,90 @@ struct Band {
     nx: usize,
 }
 
-/// Writes the barycentric mix of `vals` into every pixel of the band inside triangle `t`.
-fn fill_triangle<const K: usize>(
-    chunk: &mut [[f32; K]],
+/// Tolerance on the barycentric weights: points on an edge belong to both pieces.
+const EPS: f64 = -1e-9;
+
+/// A piece's barycentric frame: its three vertices' weights, each linear in x along a row
+/// (`w_k = ax[k] x + bx[k](y)`). The rasteriser ([`fill_triangle`]) and the plans' gathers
+/// ([`PiecePlan`]) weigh a pixel through it, so both give the same bits.
+#[derive(Clone, Copy)]
+struct Frame {
+    t: [[f64; 2]; 3],
+    inv: f64,
+    ax: [f64; 3],
+}
+
+impl Frame {
+    /// The determinant of triangle `t` (twice its signed area).
+    #[inline]
+    fn det(t: &[[f64; 2]; 3]) -> f64 {
+        let [a, b, c] = t;
+        (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])
+    }
+
+    /// The frame of `t`, whose determinant ([`Frame::det`]) is `det`, non-zero and finite.
+    #[inline]
+    fn with_det(t: [[f64; 2]; 3], det: f64) -> Frame {
+        let [a, b, c] = t;
+        let inv = 1.0 / det;
+        let ax = [(b[1] - c[1]) * inv, (c[1] - a[1]) * inv];
+        Frame {
+            t,
+            inv,
+            ax: [ax[0], ax[1], -(ax[0] + ax[1])],
+        }
+    }
+
+    /// The frame of `t`, or `None` for a degenerate triangle.
+    #[inline]
+    fn new(t: [[f64; 2]; 3]) -> Option<Frame> {
+        let det = Frame::det(&t);
+        (det != 0.0 && det.is_finite()).then(|| Frame::with_det(t, det))
+    }
+
+    /// The weights' terms `bx` of the row at `y`.
+    #[inline]
+    fn row(&self, y: f64) -> [f64; 3] {
+        let ([a, b, c], inv) = (self.t, self.inv);
+        let ba = (b[0] * (c[1] - y) - c[0] * (b[1] - y)) * inv;
+        let bb = (c[0] * (a[1] - y) - a[0] * (c[1] - y)) * inv;
+        [ba, bb, 1.0 - ba - bb]
+    }
+
+    /// The weights at `x` on the row whose terms are `bx`, clipped to at least 0, when every
+    /// one is at least [`EPS`] (the point is in the piece or on its edge); `None` outside.
+    #[inline]
+    fn weights(&self, bx: &[f64; 3], x: f64) -> Option<[f64; 3]> {
+        let ax = &self.ax;
+        let wa = ax[0] * x + bx[0];
+        let wb = ax[1] * x + bx[1];
+        let wc = ax[2] * x + bx[2];
+        // Clip the tolerance away so the value stays within the three values.
+        (wa >= EPS && wb >= EPS && wc >= EPS).then(|| [wa.max(0.0), wb.max(0.0), wc.max(0.0)])
+    }
+}
+
+/// The mix of three vertices' values `v` by clipped weights `w` ([`Frame::weights`]).
+#[inline]
+fn blend<const K: usize>(w: [f64; 3], v: &[[f64; K]; 3]) -> [f32; K] {
+    let sum = w[0] + w[1] + w[2];
+    std::array::from_fn(|f| ((w[0] * v[0][f] + w[1] * v[1][f] + w[2] * v[2][f]) / sum) as f32)
+}
+
+/// Calls `put` with the pixel and its clipped weights ([`Frame::weights`]) for every pixel of
+/// the band inside triangle `t`.
+fn fill_triangle<T>(
+    chunk: &mut [T],
     band: Band,
     s: &RasterSampling,
     t: [[f64; 2]; 3],
-    vals: impl FnOnce() -> [[f32; K]; 3],
+    mut put: impl FnMut(&mut T, [f64; 3]),
 ) {
-    let [a, b, c] = t;
-    let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+    let det = Frame::det(&t);
     if det == 0.0 || !det.is_finite() {
         return;
     }
+    let [a, b, c] = t;
     let (lo_y, hi_y) = (a[1].min(b[1]).min(c[1]), a[1].max(b[1]).max(c[1]));
     let Some((r0, r1)) = row_span(lo_y, hi_y, s.y0, s.dy, s.ny) else {
         return;
@@ -535,30 +833,23 @@ fn fill_triangle<const K: usize>(
     if r0 > r1 {
         return;
     }
-    let inv = 1.0 / det;
-    // Tolerance on the barycentric weights: points on an edge belong to both pieces.
-    let eps = -1e-9;
-    let v: [[f64; K]; 3] = vals().map(|f| f.map(f64::from));
-    // Each weight is linear in x along a row: w_k = ax[k] x + bx[k](y).
-    let ax = [(b[1] - c[1]) * inv, (c[1] - a[1]) * inv];
-    let ax = [ax[0], ax[1], -(ax[0] + ax[1])];
+    let frame = Frame::with_det(t, det);
+    let ax = frame.ax;
     // Divisions once a piece, not once a row: the span below is then off by a few ulps, far
     // inside `row_span`'s tolerance, and only narrows which columns the weights are tested on.
     let inv_ax = ax.map(|a| 1.0 / a);
     let inv_dx = 1.0 / s.dx;
     for row in r0..=r1 {
         let y = s.y0 + row as f64 * s.dy;
-        let ba = (b[0] * (c[1] - y) - c[0] * (b[1] - y)) * inv;
-        let bb = (c[0] * (a[1] - y) - a[0] * (c[1] - y)) * inv;
-        let bx = [ba, bb, 1.0 - ba - bb];
-        // The span of x where every weight is >= eps (scanline), then the columns inside it.
+        let bx = frame.row(y);
+        // The span of x where every weight is >= EPS (scanline), then the columns inside it.
         let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
         for k in 0..3 {
             if ax[k] > 0.0 {
-                lo = lo.max((eps - bx[k]) * inv_ax[k]);
+                lo = lo.max((EPS - bx[k]) * inv_ax[k]);
             } else if ax[k] < 0.0 {
-                hi = hi.min((eps - bx[k]) * inv_ax[k]);
-            } else if bx[k] < eps {
+                hi = hi.min((EPS - bx[k]) * inv_ax[k]);
+            } else if bx[k] < EPS {
                 hi = f64::NEG_INFINITY;
             }
         }
@@ -568,16 +859,8 @@ fn fill_triangle<const K: usize>(
         let line = &mut chunk[(row - band.row0) * band.nx..][..band.nx];
         for (col, px) in line.iter_mut().enumerate().take(c1 + 1).skip(c0) {
             let x = s.x0 + col as f64 * s.dx;
-            let wa = ax[0] * x + bx[0];
-            let wb = ax[1] * x + bx[1];
-            let wc = ax[2] * x + bx[2];
-            if wa >= eps && wb >= eps && wc >= eps {
-                // Clip the tolerance away so the value stays within the three values.
-                let (wa, wb, wc) = (wa.max(0.0), wb.max(0.0), wc.max(0.0));
-                let sum = wa + wb + wc;
-                *px = std::array::from_fn(|f| {
-                    ((wa * v[0][f] + wb * v[1][f] + wc * v[2][f]) / sum) as f32
-                });
+            if let Some(w) = frame.weights(&bx, x) {
+                put(px, w);
             }
         }
     }
@@ -764,6 +1047,55 @@ mod tests {
             let bits = |v: &[[f32; 2]]| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_plan_gathers_the_bytes_the_walk_rasterises() {
+        // Jittered meshes (slivers, pixels on shared edges), a regular one (pixel centres
+        // exactly on its edges and corners: the edge rule decides), rasters coarser and finer
+        // than the mesh, both samplings, one beyond the mesh (gaps), whole and in strips.
+        let field = |p: ndarray::ArrayView1<'_, f64>| {
+            [(p[0] * 2.3).sin() as f32, (p[1] * p[0] - 1.0) as f32]
+        };
+        for mesh in [
+            DualMesh::jittered_grid(14, 11, 3.0, 2.0, 0.45, 5),
+            DualMesh::jittered_grid(60, 40, 3.0, 2.0, 0.3, 8),
+            DualMesh::jittered_grid(13, 9, 3.0, 2.0, 0.0, 1),
+        ] {
+            let region: Vec<[f32; 2]> = mesh.region_xy.rows().into_iter().map(field).collect();
+            let corner: Vec<[f32; 2]> = mesh.corner_xy.rows().into_iter().map(field).collect();
+            for s in [
+                RasterSampling::pixel_centres(7, 5, 3.0, 2.0),
+                RasterSampling::pixel_centres(97, 61, 3.0, 2.0),
+                RasterSampling::vertices(121, 81, 3.0, 2.0),
+                RasterSampling::vertices(25, 17, 3.0, 2.0),
+                RasterSampling::pixel_centres(83, 40, 3.4, 2.0),
+            ] {
+                let (r, c) = (|i: usize| region[i], |i: usize| corner[i]);
+                let walked = rasterize_mesh_fields_by(&mesh, r, c, &s).unwrap();
+                let plan = PiecePlan::of_mesh(&mesh, &s).unwrap();
+                let planned = rasterize_mesh_fields_on(&mesh, Some(&plan), r, c, &s).unwrap();
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let walked = bits(walked.as_slice().unwrap());
+                assert_eq!(walked, bits(planned.as_slice().unwrap()), "{s:?}");
+                let mut strips = Vec::new();
+                rasterize_mesh_fields_strips_on(&mesh, Some(&plan), r, c, &s, 9, |row0, strip| {
+                    assert_eq!(row0 * s.nx * 2, strips.len());
+                    strips.extend(strip.iter().flatten());
+                })
+                .unwrap();
+                assert_eq!(walked, bits(&strips), "strips, {s:?}");
+            }
+        }
+        // A plan answers only for its own sampling and mesh.
+        let mesh = DualMesh::jittered_grid(14, 11, 3.0, 2.0, 0.45, 5);
+        let s = RasterSampling::pixel_centres(7, 5, 3.0, 2.0);
+        let plan = PiecePlan::of_mesh(&mesh, &s).unwrap();
+        let other = RasterSampling::pixel_centres(8, 5, 3.0, 2.0);
+        let zero = |_: usize| [0.0f32];
+        assert!(rasterize_mesh_fields_on(&mesh, Some(&plan), zero, zero, &other).is_err());
+        let finer = DualMesh::jittered_grid(15, 11, 3.0, 2.0, 0.45, 5);
+        assert!(rasterize_mesh_fields_on(&finer, Some(&plan), zero, zero, &s).is_err());
     }
 
     #[test]

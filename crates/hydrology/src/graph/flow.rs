@@ -23,35 +23,32 @@ pub fn accumulate(
     let n = downstream.len();
     check_len("contribution", contribution.len(), n)?;
     check_len("order", order.len(), n)?;
-    // Root of every node (downstream-first, so the downstream root is known), checking on the
-    // way that `order` lists every node once, each after its downstream node.
+    // Basin of every node, numbered by its root's place in `order` (downstream-first, so the
+    // downstream node's basin is known), checking on the way that `order` lists every node
+    // once, each after its downstream node.
     const UNSEEN: u32 = u32::MAX;
-    let mut root = vec![UNSEEN; n];
-    let mut basin_of_root = vec![UNSEEN; n];
+    let mut basin = vec![UNSEEN; n];
     let mut basin_len: Vec<u32> = Vec::new();
     for (p, &c) in order.iter().enumerate() {
         let c = c as usize;
-        if c >= n || root[c] != UNSEEN {
+        if c >= n || basin[c] != UNSEEN {
             return Err(Error::Input(format!(
                 "order is not a permutation of the nodes (entry {p} = {c})"
             )));
         }
         let d = downstream[c];
-        root[c] = if d == -1 {
-            c as u32
-        } else if d >= 0 && (d as usize) < n && root[d as usize] != UNSEEN {
-            root[d as usize]
+        let b = if d == -1 {
+            basin_len.push(0);
+            (basin_len.len() - 1) as u32
+        } else if d >= 0 && (d as usize) < n && basin[d as usize] != UNSEEN {
+            basin[d as usize]
         } else {
             return Err(Error::Input(format!(
                 "node {c} comes before its downstream node {d} in order (or {d} is not a node)"
             )));
         };
-        let r = root[c] as usize;
-        if basin_of_root[r] == UNSEEN {
-            basin_of_root[r] = basin_len.len() as u32;
-            basin_len.push(0);
-        }
-        basin_len[basin_of_root[r] as usize] += 1;
+        basin[c] = b;
+        basin_len[b as usize] += 1;
     }
     // Stable counting sort of `order` by basin: each basin's nodes stay downstream-first.
     let mut start = Vec::with_capacity(basin_len.len() + 1);
@@ -63,13 +60,13 @@ pub fn accumulate(
     let mut perm = vec![0u32; n];
     let mut pos = vec![0u32; n];
     for &c in order {
-        let b = basin_of_root[root[c as usize] as usize] as usize;
+        let b = basin[c as usize] as usize;
         perm[cursor[b]] = c;
         pos[c as usize] = cursor[b] as u32;
         cursor[b] += 1;
     }
-    // (Spent: 16 MB at 2,000,000 nodes, alive beside the sums otherwise.)
-    drop((root, basin_of_root, cursor));
+    // (Spent: 8 MB at 2,000,000 nodes, alive beside the sums otherwise.)
+    drop((basin, cursor));
     // Downstream position of every position (u32::MAX at roots), in the basin-sorted order.
     let down_pos: Vec<u32> = perm
         .par_iter()

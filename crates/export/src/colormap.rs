@@ -33,7 +33,7 @@ use ndarray::{Array1, Array2, Array3};
 use orogen_world::color::{ocean_color, table_lookup};
 use orogen_world::ids::water;
 use orogen_world::interp::{
-    PiecePlan, ceil, floor, rasterize_mesh, rasterize_mesh_fields_on,
+    PiecePlan, bin_rows, ceil, floor, rasterize_mesh, rasterize_mesh_fields_on,
     rasterize_mesh_fields_strips_on,
 };
 use orogen_world::{DualMesh, World, WorldError};
@@ -124,27 +124,21 @@ fn rasterise_strips<T, F>(
         ),
     };
     let to_px = |x: f64, y: f64| (x * sx + ox, y * sy + ox);
-    let n_bands = ny.div_ceil(BAND);
-    let mut bins: Vec<Vec<u32>> = vec![Vec::new(); n_bands];
     let corner_px: Vec<(f64, f64)> = (0..mesh.n_corners())
+        .into_par_iter()
         .map(|c| to_px(mesh.corner_xy[[c, 0]], mesh.corner_xy[[c, 1]]))
         .collect();
     let region_px: Vec<(f64, f64)> = (0..mesh.n_regions())
+        .into_par_iter()
         .map(|r| to_px(mesh.region_xy[[r, 0]], mesh.region_xy[[r, 1]]))
         .collect();
-    for c in 0..mesh.n_corners() {
+    let bins = bin_rows(mesh.n_corners(), ny, BAND, |c| {
         let rows = mesh.corner_regions.row(c);
         let ys = rows.iter().map(|&r| region_px[r as usize].1);
         let lo = ceil(ys.clone().fold(f64::INFINITY, f64::min)).max(0.0);
         let hi = floor(ys.fold(f64::NEG_INFINITY, f64::max));
-        if hi < 0.0 || lo > (ny - 1) as f64 {
-            continue;
-        }
-        let (lo, hi) = (lo as usize / BAND, (hi as usize).min(ny - 1) / BAND);
-        for bin in &mut bins[lo..=hi] {
-            bin.push(c as u32);
-        }
-    }
+        (hi >= 0.0 && lo <= (ny - 1) as f64).then(|| (lo as usize, (hi as usize).min(ny - 1)))
+    });
     let places = Places {
         nx,
         corners: &corner_px,

@@ -82,7 +82,7 @@ impl RasterSampling {
     }
 }
 
-/// Corners binned by one task of [`Pieces::new`].
+/// Items (corners) binned by one task of [`bin_rows`].
 const CORNERS_A_CHUNK: usize = 1 << 15;
 
 /// Rows per band of the parallel rasteriser.
@@ -347,47 +347,16 @@ impl<'a> Pieces<'a> {
                 "an empty or inverted raster sampling {sampling:?}"
             )));
         }
-        let n_bands = ny.div_ceil(BAND_ROWS);
-        // Which corners touch which band: chunks of corners in parallel, each band's lists then
-        // joined in chunk order, so each band's list is in corner order.
-        let n_chunks = n_corners.div_ceil(CORNERS_A_CHUNK).max(1);
-        let chunks: Vec<Vec<Vec<u32>>> = (0..n_chunks)
-            .into_par_iter()
-            .map(|k| {
-                let mut bands: Vec<Vec<u32>> = vec![Vec::new(); n_bands];
-                let end = ((k + 1) * CORNERS_A_CHUNK).min(n_corners);
-                for c in k * CORNERS_A_CHUNK..end {
-                    let tri = corner_regions.row(c);
-                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-                    for &r in tri {
-                        let y = region_xy[[r as usize, 1]];
-                        lo = lo.min(y);
-                        hi = hi.max(y);
-                    }
-                    let Some((r0, r1)) = row_span(lo, hi, y0, dy, ny) else {
-                        continue;
-                    };
-                    for band in bands
-                        .iter_mut()
-                        .take(r1 / BAND_ROWS + 1)
-                        .skip(r0 / BAND_ROWS)
-                    {
-                        band.push(c as u32);
-                    }
-                }
-                bands
-            })
-            .collect();
-        let bands: Vec<Vec<u32>> = (0..n_bands)
-            .into_par_iter()
-            .map(|b| {
-                let mut band = Vec::with_capacity(chunks.iter().map(|c| c[b].len()).sum());
-                for chunk in &chunks {
-                    band.extend_from_slice(&chunk[b]);
-                }
-                band
-            })
-            .collect();
+        let bands = bin_rows(n_corners, ny, BAND_ROWS, |c| {
+            let tri = corner_regions.row(c);
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for &r in tri {
+                let y = region_xy[[r as usize, 1]];
+                lo = lo.min(y);
+                hi = hi.max(y);
+            }
+            row_span(lo, hi, y0, dy, ny)
+        });
         Ok(Pieces {
             region_xy,
             corner_xy,
@@ -683,6 +652,50 @@ fn in_strips<const K: usize>(
         render(row0, &mut strip);
         consume(row0, &strip);
     }
+}
+
+/// Which items touch which band of `band_rows` rows of an `n_rows`-row raster, given each
+/// item's first and last row (`None`: no row): per band, the items in index order. Chunks of
+/// items are binned in parallel and each band's lists joined in chunk order, so the lists are
+/// the same on any number of threads.
+pub fn bin_rows(
+    n_items: usize,
+    n_rows: usize,
+    band_rows: usize,
+    rows_of: impl Fn(usize) -> Option<(usize, usize)> + Sync,
+) -> Vec<Vec<u32>> {
+    let n_bands = n_rows.div_ceil(band_rows);
+    let n_chunks = n_items.div_ceil(CORNERS_A_CHUNK).max(1);
+    let chunks: Vec<Vec<Vec<u32>>> = (0..n_chunks)
+        .into_par_iter()
+        .map(|k| {
+            let mut bands: Vec<Vec<u32>> = vec![Vec::new(); n_bands];
+            let end = ((k + 1) * CORNERS_A_CHUNK).min(n_items);
+            for item in k * CORNERS_A_CHUNK..end {
+                let Some((r0, r1)) = rows_of(item) else {
+                    continue;
+                };
+                for band in bands
+                    .iter_mut()
+                    .take(r1 / band_rows + 1)
+                    .skip(r0 / band_rows)
+                {
+                    band.push(item as u32);
+                }
+            }
+            bands
+        })
+        .collect();
+    (0..n_bands)
+        .into_par_iter()
+        .map(|b| {
+            let mut band = Vec::with_capacity(chunks.iter().map(|c| c[b].len()).sum());
+            for chunk in &chunks {
+                band.extend_from_slice(&chunk[b]);
+            }
+            band
+        })
+        .collect()
 }
 
 /// The raster rows whose sample y lies in `[lo, hi]`, if any.

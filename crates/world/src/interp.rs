@@ -478,9 +478,9 @@ const NO_PIECE: u32 = u32::MAX;
 /// the pieces done once (its edge rule included), so that several rasters of the same mesh and
 /// sampling gather their values pixel by pixel instead of walking the pieces again. The same
 /// bytes as walking ([`rasterize_mesh_fields_on`] and [`rasterize_mesh_fields_strips_on`] take
-/// it); it pays where the mesh has more pieces than
-/// the raster has pixels ([`PiecePlan::pays`]: 1,000,000 cells at 1024 px make 6,000,000 pieces
-/// for 1,048,576 pixels, most of them covering none), and holds 4 bytes a pixel.
+/// it). It pays where the mesh has more pieces than the raster has pixels ([`PiecePlan::pays`]:
+/// 1,000,000 cells at 1024 px make 6,000,000 pieces for 1,048,576 pixels, most of them covering
+/// none), and holds 4 bytes a pixel.
 #[derive(Clone, Debug)]
 pub struct PiecePlan {
     sampling: RasterSampling,

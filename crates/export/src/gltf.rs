@@ -30,7 +30,7 @@ use json::validation::{Checked::Valid, USize64};
 use json::{Index, Root};
 use ndarray::{Array2, Array3};
 use orogen_world::World;
-use orogen_world::interp::{RasterSampling, rasterize_mesh};
+use orogen_world::interp::{PiecePlan, RasterSampling, rasterize_mesh_fields_on};
 use orogen_world::params::{ParamError, in_range};
 
 use crate::ExportError;
@@ -38,6 +38,7 @@ use crate::atomic::OutDir;
 use crate::colormap::{self, ColormapOptions};
 use crate::grid::{PixelGrid, Sampling};
 use crate::heights;
+use crate::stroke::StrokeStyle;
 
 /// The file name.
 pub const FILE: &str = "world.glb";
@@ -82,6 +83,11 @@ pub struct TerrainGrid {
 impl TerrainGrid {
     /// Samples a world's terrain with `nx` vertices along the width.
     pub fn new(world: &World, nx: usize) -> Result<Self, ExportError> {
+        Self::new_on(world, nx, None)
+    }
+
+    /// The vertex sampling of a terrain grid of `nx` vertices along the width.
+    fn sampling(world: &World, nx: usize) -> Result<RasterSampling, ExportError> {
         in_range("glb_resolution", nx, 2..=crate::grid::MAX_SIDE)?;
         let meta = &world.meta;
         let ny = (((nx - 1) as f64) * meta.height / meta.width)
@@ -89,11 +95,22 @@ impl TerrainGrid {
             .max(1.0) as usize
             + 1;
         in_range("glb_resolution (rows)", ny, 2..=crate::grid::MAX_SIDE)?;
-        let sampling = RasterSampling::vertices(nx, ny, meta.width, meta.height);
+        Ok(RasterSampling::vertices(nx, ny, meta.width, meta.height))
+    }
+
+    /// [`TerrainGrid::new`] with the heights gathered through `plan` when it is a plan of the
+    /// world's mesh on the grid's vertices (the same heights).
+    fn new_on(world: &World, nx: usize, plan: Option<&PiecePlan>) -> Result<Self, ExportError> {
+        let sampling = Self::sampling(world, nx)?;
+        let ny = sampling.ny;
+        let meta = &world.meta;
         let mesh = world.mesh()?;
         let region = world.view1::<f32>("region_elevation")?;
         let corner = world.view1::<f32>("corner_elevation")?;
-        let e = rasterize_mesh(mesh, region, corner, &sampling)?;
+        let plan = plan.filter(|plan| *plan.sampling() == sampling);
+        let e = rasterize_mesh_fields_on(mesh, plan, |r| [region[r]], |c| [corner[c]], &sampling)?
+            .into_shape_with_order((ny, nx))
+            .expect("one field a vertex");
         let heights_m = e.mapv(|e| heights::metres(e, meta) as f32);
         let scale = metres_per_unit(world);
         Ok(TerrainGrid {
@@ -160,34 +177,43 @@ pub fn ramp_color(h_m: f64, max_height_m: f64, max_depth_m: f64) -> [u8; 3] {
     }
 }
 
-/// The terrain's vertex colours (`ny x nx x 3`): the colour map at the grid's vertices, or the
-/// height ramp.
-fn terrain_colors(
+/// The terrain grid of `nx` vertices along the width ([`TerrainGrid::new`]) and its vertex
+/// colours (`ny x nx x 3`): the colour map at the grid's vertices, or the height ramp.
+pub(crate) fn terrain_and_colors(
     world: &World,
-    grid: &TerrainGrid,
+    nx: usize,
     colors: Option<&ColormapOptions>,
-) -> Result<Array3<u8>, ExportError> {
+) -> Result<(TerrainGrid, Array3<u8>), ExportError> {
     let has_biomes = ["region_moisture", "region_water", "biome_color_table"]
         .iter()
         .all(|l| world.has_layer(l));
     if let (Some(options), true) = (colors, has_biomes) {
+        let sampling = TerrainGrid::sampling(world, nx)?;
         let pixels = PixelGrid {
-            nx: grid.nx,
-            ny: grid.ny,
+            nx: sampling.nx,
+            ny: sampling.ny,
             sampling: Sampling::Vertices,
             width: world.meta.width,
             height: world.meta.height,
         };
-        return colormap::colormap(world, &pixels, options);
+        // The colour map's shore first: its plan of the mesh on these vertices (when the mesh
+        // is finer than them) serves the heights too, one walk over the pieces instead of two.
+        let style = StrokeStyle::default();
+        let shore = colormap::Shore::new(world, &pixels, options.rivers.then_some(&style))?;
+        let grid = TerrainGrid::new_on(world, nx, shore.plan())?;
+        let image = colormap::colormap_on(world, &pixels, options, &shore)?;
+        return Ok((grid, image));
     }
+    let grid = TerrainGrid::new(world, nx)?;
     let meta = &world.meta;
-    Ok(Array3::from_shape_fn((grid.ny, grid.nx, 3), |(r, c, k)| {
+    let image = Array3::from_shape_fn((grid.ny, grid.nx, 3), |(r, c, k)| {
         ramp_color(
             f64::from(grid.heights_m[[r, c]]),
             meta.max_height_m,
             meta.max_depth_m,
         )[k]
-    }))
+    });
+    Ok((grid, image))
 }
 
 /// One tree model as triangles in model space mapped to glTF axes (unit height, Y up).
@@ -574,8 +600,7 @@ const CROWNS: [[f32; 3]; 6] = [
 /// uses the biome layers for colours and the flora layers for trees when present.
 pub fn glb(world: &World, options: &GlbOptions) -> Result<Vec<u8>, ExportError> {
     options.validate()?;
-    let grid = TerrainGrid::new(world, options.resolution)?;
-    let colors = terrain_colors(world, &grid, options.colors.as_ref())?;
+    let (grid, colors) = terrain_and_colors(world, options.resolution, options.colors.as_ref())?;
     let scale = metres_per_unit(world);
     let (nx, ny) = (grid.nx, grid.ny);
     let mut b = Builder {

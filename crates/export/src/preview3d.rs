@@ -20,9 +20,8 @@ use rayon::prelude::*;
 
 use crate::ExportError;
 use crate::atomic::OutDir;
-use crate::colormap::{self, ColormapOptions};
-use crate::gltf::{TerrainGrid, metres_per_unit, ramp_color};
-use crate::grid::PixelGrid;
+use crate::colormap::ColormapOptions;
+use crate::gltf::metres_per_unit;
 
 /// The file name.
 pub const FILE: &str = "preview3d.png";
@@ -164,44 +163,18 @@ pub fn preview_terrain(
     options: &PreviewOptions,
 ) -> Result<PreviewTerrain, ExportError> {
     options.validate()?;
-    // The terrain at about one vertex per two output pixels across.
+    // The terrain at about one vertex per two output pixels across, coloured by the colour map
+    // at its vertices (or the height ramp).
     let n = (options.width / 2).clamp(65, 2049) + 1;
-    let grid = TerrainGrid::new(world, n)?;
+    let (grid, image) = crate::gltf::terrain_and_colors(world, n, options.colors.as_ref())?;
     let (nx, ny) = (grid.nx, grid.ny);
     let exag = options.exaggeration as f32;
-    let has_biomes = ["region_moisture", "region_water", "biome_color_table"]
-        .iter()
-        .all(|l| world.has_layer(l));
-    let meta = &world.meta;
-    let color: Vec<[f32; 3]> = match (options.colors.as_ref(), has_biomes) {
-        (Some(c), true) => {
-            let pixels = PixelGrid {
-                nx,
-                ny,
-                sampling: crate::grid::Sampling::Vertices,
-                width: meta.width,
-                height: meta.height,
-            };
-            let image = colormap::colormap(world, &pixels, c)?;
-            image
-                .as_slice()
-                .expect("a fresh image is contiguous")
-                .chunks_exact(3)
-                .map(|p| p_to_f32([p[0], p[1], p[2]]))
-                .collect()
-        }
-        _ => grid
-            .heights_m
-            .iter()
-            .map(|&h| {
-                p_to_f32(ramp_color(
-                    f64::from(h),
-                    meta.max_height_m,
-                    meta.max_depth_m,
-                ))
-            })
-            .collect(),
-    };
+    let color: Vec<[f32; 3]> = image
+        .as_slice()
+        .expect("a fresh image is contiguous")
+        .chunks_exact(3)
+        .map(|p| p_to_f32([p[0], p[1], p[2]]))
+        .collect();
     let height: Vec<f32> = grid.heights_m.iter().map(|&h| h * exag).collect();
     // The one hillshade (`crate::relief`), on the exaggerated slope.
     let sun = crate::relief::sun();

@@ -1035,16 +1035,21 @@ mod tests {
         out
     }
 
+    /// Two smooth, non-linear fields at a mesh's sites and corners.
+    fn two_fields(mesh: &DualMesh) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
+        let field = |p: ndarray::ArrayView1<'_, f64>| {
+            [(p[0] * 2.3).sin() as f32, (p[1] * p[0] - 1.0) as f32]
+        };
+        let at = |xy: &Array2<f64>| xy.rows().into_iter().map(field).collect();
+        (at(&mesh.region_xy), at(&mesh.corner_xy))
+    }
+
     #[test]
     fn the_scanline_takes_every_pixel_the_weights_take() {
         // Coarse and fine rasters over a jittered mesh (slivers, pixels on shared edges), both
         // samplings, a raster beyond the mesh (rows and columns no piece covers).
         let mesh = DualMesh::jittered_grid(14, 11, 3.0, 2.0, 0.45, 5);
-        let field = |p: ndarray::ArrayView1<'_, f64>| {
-            [(p[0] * 2.3).sin() as f32, (p[1] * p[0] - 1.0) as f32]
-        };
-        let region: Vec<[f32; 2]> = mesh.region_xy.rows().into_iter().map(field).collect();
-        let corner: Vec<[f32; 2]> = mesh.corner_xy.rows().into_iter().map(field).collect();
+        let (region, corner) = two_fields(&mesh);
         for s in [
             RasterSampling::pixel_centres(7, 5, 3.0, 2.0),
             RasterSampling::pixel_centres(97, 61, 3.0, 2.0),
@@ -1067,16 +1072,12 @@ mod tests {
         // Jittered meshes (slivers, pixels on shared edges), a regular one (pixel centres
         // exactly on its edges and corners: the edge rule decides), rasters coarser and finer
         // than the mesh, both samplings, one beyond the mesh (gaps), whole and in strips.
-        let field = |p: ndarray::ArrayView1<'_, f64>| {
-            [(p[0] * 2.3).sin() as f32, (p[1] * p[0] - 1.0) as f32]
-        };
         for mesh in [
             DualMesh::jittered_grid(14, 11, 3.0, 2.0, 0.45, 5),
             DualMesh::jittered_grid(60, 40, 3.0, 2.0, 0.3, 8),
             DualMesh::jittered_grid(13, 9, 3.0, 2.0, 0.0, 1),
         ] {
-            let region: Vec<[f32; 2]> = mesh.region_xy.rows().into_iter().map(field).collect();
-            let corner: Vec<[f32; 2]> = mesh.corner_xy.rows().into_iter().map(field).collect();
+            let (region, corner) = two_fields(&mesh);
             for s in [
                 RasterSampling::pixel_centres(7, 5, 3.0, 2.0),
                 RasterSampling::pixel_centres(97, 61, 3.0, 2.0),

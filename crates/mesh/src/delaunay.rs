@@ -530,11 +530,16 @@ impl Delaunay {
             .par_iter()
             .map(|&t| self.triangles[t as usize])
             .collect();
-        let opposite = order
-            .par_iter()
-            .flat_map_iter(|&t| (0..3).map(move |j| self.opposite[(3 * t + j) as usize]))
-            .map(remap)
-            .collect();
+        // Filled in place (a flat-mapped collect grows a list of vectors and copies them).
+        let mut opposite = vec![NONE; 3 * order.len()];
+        opposite
+            .par_chunks_mut(3)
+            .zip(order.par_iter())
+            .for_each(|(out, &t)| {
+                for (j, slot) in out.iter_mut().enumerate() {
+                    *slot = remap(self.opposite[3 * t as usize + j]);
+                }
+            });
         let mut del = Delaunay {
             triangles,
             opposite,

@@ -168,6 +168,7 @@ fn write_outputs_planting(
     let preview = config.outputs()?.contains(&crate::Output::Preview3d)
         && world.has_layer("region_elevation")
         && world.has_layer("corner_elevation");
+    // Side by side: `generate_run` plants beside the outputs only when they run so.
     let (mut parts, (planted, terrain)) = {
         let world = &*world;
         run_jobs(
@@ -226,9 +227,9 @@ impl Shared {
 }
 
 /// Runs the jobs of the config's outputs that `pick` keeps (side by side, beside `beside`, when
-/// `side_by_side`; else one at a time, after `beside`), each writing into its own part of `out`; returns the parts with each job's place in the
-/// order [`finish`] absorbs them (the same order whichever were picked), and what `beside`
-/// returned.
+/// `side_by_side`; else one at a time, after `beside`), each writing into its own part of
+/// `out`; returns the parts with each job's place in the order [`finish`] absorbs them (the
+/// same order whichever were picked), and what `beside` returned.
 fn run_jobs<R: Send>(
     world: &World,
     config: &Config,
@@ -634,8 +635,8 @@ mod tests {
 
     #[test]
     fn outputs_one_at_a_time_are_the_files_written_side_by_side() {
-        // Above 2048 px on a small world the jobs run one at a time, each building its own
-        // shore: the files must be those of the shared shore and the jobs side by side.
+        // One at a time (as above 2048 px on a small world), each job builds its own shore:
+        // the files must be those of the shared shore and the jobs side by side.
         let mut config = Config::default();
         config.world.cells = 3000;
         config.export.resolution = 160;

@@ -33,8 +33,8 @@ use ndarray::{Array1, Array2, Array3};
 use orogen_world::color::{ocean_color, table_lookup};
 use orogen_world::ids::water;
 use orogen_world::interp::{
-    PiecePlan, bin_rows, ceil, floor, rasterize_mesh, rasterize_mesh_fields_on,
-    rasterize_mesh_fields_strips_on,
+    PieceAt, PiecePlan, rasterize_mesh, rasterize_mesh_fields_on, rasterize_mesh_fields_strips_on,
+    rasterize_mesh_pieces_strips_on,
 };
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
@@ -78,162 +78,6 @@ pub struct ColormapOptions {
     pub hillshade: f32,
     /// Draw the rivers of the `rivers` layer (when present).
     pub rivers: bool,
-}
-
-/// One piece of a split Delaunay triangle under a pixel: its sites `a` and `b` and their
-/// barycentric weights at the pixel centre (the corner takes the rest).
-#[derive(Clone, Copy, Debug)]
-struct Piece {
-    a: usize,
-    b: usize,
-    wa: f32,
-    wb: f32,
-}
-
-/// Rows per band of the parallel rasteriser.
-const BAND: usize = 16;
-
-/// Rasterises the split triangles of `mesh` on `grid` for the flat biome map, which needs the
-/// nearer site of each pixel's piece rather than an interpolated value (values come from
-/// `orogen_world::interp`): `f(piece)` for every pixel centre inside
-/// a piece (a pixel on a shared edge takes the last piece in corner order). Row bands run in
-/// parallel, each visiting its pieces in corner order, so the result is the same for any thread
-/// count. Hands the `ny x nx` values over in strips of about `strip_rows` rows (whole bands),
-/// top to bottom, row-major: `consume(first_row, values)`; pixels in no piece keep
-/// `T::default()`.
-fn rasterise_strips<T, F>(
-    mesh: &DualMesh,
-    grid: &PixelGrid,
-    f: F,
-    strip_rows: usize,
-    mut consume: impl FnMut(usize, &[T]),
-) where
-    T: Copy + Default + Send,
-    F: Fn(&Piece) -> T + Sync,
-{
-    let (nx, ny) = (grid.nx, grid.ny);
-    // Map point -> continuous pixel coordinates, in which pixel (i, j) is at (i, j).
-    let (sx, sy, ox) = match grid.sampling {
-        crate::grid::Sampling::PixelCentres => {
-            (nx as f64 / grid.width, ny as f64 / grid.height, -0.5f64)
-        }
-        crate::grid::Sampling::Vertices => (
-            (nx - 1) as f64 / grid.width,
-            (ny - 1) as f64 / grid.height,
-            0.0,
-        ),
-    };
-    let to_px = |x: f64, y: f64| (x * sx + ox, y * sy + ox);
-    let corner_px: Vec<(f64, f64)> = (0..mesh.n_corners())
-        .into_par_iter()
-        .map(|c| to_px(mesh.corner_xy[[c, 0]], mesh.corner_xy[[c, 1]]))
-        .collect();
-    let region_px: Vec<(f64, f64)> = (0..mesh.n_regions())
-        .into_par_iter()
-        .map(|r| to_px(mesh.region_xy[[r, 0]], mesh.region_xy[[r, 1]]))
-        .collect();
-    let bins = bin_rows(mesh.n_corners(), ny, BAND, |c| {
-        let rows = mesh.corner_regions.row(c);
-        let ys = rows.iter().map(|&r| region_px[r as usize].1);
-        let lo = ceil(ys.clone().fold(f64::INFINITY, f64::min)).max(0.0);
-        let hi = floor(ys.fold(f64::NEG_INFINITY, f64::max));
-        (hi >= 0.0 && lo <= (ny - 1) as f64).then(|| (lo as usize, (hi as usize).min(ny - 1)))
-    });
-    let places = Places {
-        nx,
-        corners: &corner_px,
-        regions: &region_px,
-    };
-    let step = strip_rows.div_ceil(BAND).max(1) * BAND;
-    let mut out = Vec::new();
-    for first in (0..ny).step_by(step) {
-        let rows = step.min(ny - first);
-        out.clear();
-        out.resize(rows * nx, T::default());
-        rasterise_bands(&mut out, &bins[first / BAND..], first, &f, &places, mesh);
-        consume(first, &out);
-    }
-}
-
-/// Where [`rasterise_strips`]'s points fall, in continuous pixel coordinates.
-struct Places<'a> {
-    nx: usize,
-    corners: &'a [(f64, f64)],
-    regions: &'a [(f64, f64)],
-}
-
-/// The bands of rows from `first` of [`rasterise_strips`] into `out`, in parallel.
-fn rasterise_bands<T, F>(
-    out: &mut [T],
-    bins: &[Vec<u32>],
-    first: usize,
-    f: &F,
-    places: &Places<'_>,
-    mesh: &DualMesh,
-) where
-    T: Copy + Send,
-    F: Fn(&Piece) -> T + Sync,
-{
-    let Places {
-        nx,
-        corners: corner_px,
-        regions: region_px,
-    } = *places;
-    out.par_chunks_mut(nx * BAND)
-        .zip(bins.par_iter())
-        .enumerate()
-        .for_each(|(band, (chunk, bin))| {
-            let row0 = first + band * BAND;
-            let rows = chunk.len() / nx;
-            for &c in bin {
-                let c = c as usize;
-                let tri = mesh.corner_regions.row(c);
-                let pc = corner_px[c];
-                for k in 0..3 {
-                    let a = tri[k] as usize;
-                    let b = tri[(k + 1) % 3] as usize;
-                    let (pa, pb) = (region_px[a], region_px[b]);
-                    let det = (pb.0 - pa.0) * (pc.1 - pa.1) - (pc.0 - pa.0) * (pb.1 - pa.1);
-                    if det.abs() < 1e-300 {
-                        continue;
-                    }
-                    let ymin = ceil(pa.1.min(pb.1).min(pc.1)).max(row0 as f64);
-                    let ymax = floor(pa.1.max(pb.1).max(pc.1)).min((row0 + rows - 1) as f64);
-                    let xmin = ceil(pa.0.min(pb.0).min(pc.0)).max(0.0);
-                    let xmax = floor(pa.0.max(pb.0).max(pc.0)).min((nx - 1) as f64);
-                    if ymin > ymax || xmin > xmax {
-                        continue;
-                    }
-                    let eps = -1e-9;
-                    let inv = 1.0 / det;
-                    // The weights are affine in the pixel position: step them along each row.
-                    let (dwb, dwc) = ((pc.1 - pa.1) * inv, -(pb.1 - pa.1) * inv);
-                    for j in ymin as usize..=ymax as usize {
-                        let (x0, y) = (xmin, j as f64);
-                        let mut wb =
-                            ((x0 - pa.0) * (pc.1 - pa.1) - (pc.0 - pa.0) * (y - pa.1)) * inv;
-                        let mut wc =
-                            ((pb.0 - pa.0) * (y - pa.1) - (x0 - pa.0) * (pb.1 - pa.1)) * inv;
-                        for i in xmin as usize..=xmax as usize {
-                            let (b_w, c_w) = (wb, wc);
-                            wb += dwb;
-                            wc += dwc;
-                            let wa = 1.0 - b_w - c_w;
-                            if wa < eps || b_w < eps || c_w < eps {
-                                continue;
-                            }
-                            let piece = Piece {
-                                a,
-                                b,
-                                wa: wa as f32,
-                                wb: b_w as f32,
-                            };
-                            chunk[(j - row0) * nx + i] = f(&piece);
-                        }
-                    }
-                }
-            }
-        });
 }
 
 /// Per-corner values: the mean of the corner's three regions.
@@ -952,8 +796,12 @@ pub fn biome_map_on(
     // Each pixel's biome id (not a float colour: 12 bytes a pixel, 192 MiB at 4096 px), in
     // strips of about 4 MiB, each coloured under the shores and rivers at once; pixels in no
     // piece stay black.
-    let nearer_land = |p: &Piece| {
-        let (near, far) = if p.wa >= p.wb { (p.a, p.b) } else { (p.b, p.a) };
+    let nearer_land = |p: &PieceAt| {
+        let (near, far) = if p.w[0] >= p.w[1] {
+            (p.a, p.b)
+        } else {
+            (p.b, p.a)
+        };
         let r = if kind[near] != water::LAND && kind[far] == water::LAND {
             far
         } else {
@@ -961,11 +809,14 @@ pub fn biome_map_on(
         };
         PixelBiome(biome[r])
     };
-    rasterise_strips(
+    // Through the shore's plan when it has one (the same bytes as walking the pieces).
+    rasterize_mesh_pieces_strips_on(
         mesh,
-        grid,
-        nearer_land,
+        shore.plan(),
+        &grid.sampling(),
         (4 << 20) / nx.max(1),
+        PixelBiome::default(),
+        nearer_land,
         |row0, ids| {
             let rows = ids.len() / nx;
             bytes[row0 * nx * 3..(row0 + rows) * nx * 3]
@@ -998,7 +849,7 @@ pub fn biome_map_on(
                     }
                 });
         },
-    );
+    )?;
     Ok(Array3::from_shape_vec((ny, nx, 3), bytes).expect("one RGB triple per pixel"))
 }
 

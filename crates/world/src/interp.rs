@@ -375,9 +375,13 @@ impl<'a> Pieces<'a> {
         strip_rows: usize,
         consume: &mut impl FnMut(usize, &[[f32; K]]),
     ) {
-        in_strips(&self.sampling, strip_rows, consume, |row0, strip| {
-            self.render(region, corner, row0, strip)
-        });
+        in_strips(
+            &self.sampling,
+            strip_rows,
+            [f32::NAN; K],
+            consume,
+            |row0, strip| self.render(region, corner, row0, strip),
+        );
     }
 
     /// Rasterises the rows from `row0` (a multiple of `BAND_ROWS`) into `out` (whole rows,
@@ -472,50 +476,96 @@ struct Piece {
 }
 
 /// No piece covers the pixel (a [`PiecePlan`]'s entry).
-const NO_PIECE: u32 = u32::MAX;
+const NO_PIECE: u32 = 0;
 
 /// Which piece of a mesh takes each pixel of one raster sampling: the rasteriser's walk over
 /// the pieces done once (its edge rule included), so that several rasters of the same mesh and
 /// sampling gather their values pixel by pixel instead of walking the pieces again. The same
 /// bytes as walking ([`rasterize_mesh_fields_on`] and [`rasterize_mesh_fields_strips_on`] take
-/// it). It pays where the mesh has more pieces than the raster has pixels ([`PiecePlan::pays`]:
-/// 1,000,000 cells at 1024 px make 6,000,000 pieces for 1,048,576 pixels, most of them covering
-/// none), and holds 4 bytes a pixel.
+/// it). Up to [`WEIGHED_PIXELS`] pixels it also keeps the weights the walk gave each pixel (32
+/// bytes a pixel), and a gather is three values and a blend a pixel. Above, it keeps the piece
+/// alone (4 bytes a pixel) and a gather weighs each pixel in its piece's frame again: that pays
+/// only where the mesh has more pieces than the raster has pixels (1,000,000 cells at 1024 px
+/// make 6,000,000 pieces for 1,048,576 pixels, most of them covering none).
+/// [`PiecePlan::pays`] says when a plan pays.
 #[derive(Clone, Debug)]
 pub struct PiecePlan {
     sampling: RasterSampling,
     n_regions: usize,
     n_corners: usize,
-    /// Per pixel (row-major), `3 corner + k` of its piece, or [`NO_PIECE`].
-    owner: Vec<u32>,
+    taken: Taken,
 }
+
+/// What a [`PiecePlan`] keeps of each pixel (row-major): `3 corner + k + 1` of its piece (or
+/// [`NO_PIECE`]), and up to [`WEIGHED_PIXELS`] the clipped weights ([`Frame::weights`]) the
+/// walk blended it with.
+#[derive(Clone, Debug)]
+enum Taken {
+    Pieces(Vec<u32>),
+    Weighed(Vec<(u32, [f64; 3])>),
+}
+
+/// Up to this many pixels (1448 x 1448; 64 MiB of plan) a [`PiecePlan`] keeps each pixel's
+/// weights.
+pub const WEIGHED_PIXELS: usize = 1 << 21;
 
 impl PiecePlan {
     /// The plan of `mesh` on `sampling`.
     pub fn of_mesh(mesh: &DualMesh, sampling: &RasterSampling) -> Result<Self, WorldError> {
+        let weighed = sampling.nx * sampling.ny <= WEIGHED_PIXELS;
+        Self::of_mesh_weighed(mesh, sampling, weighed)
+    }
+
+    /// [`PiecePlan::of_mesh`], keeping each pixel's weights or not.
+    fn of_mesh_weighed(
+        mesh: &DualMesh,
+        sampling: &RasterSampling,
+        weighed: bool,
+    ) -> Result<Self, WorldError> {
         let pieces = Pieces::of_mesh(mesh, sampling)?;
-        let mut owner = vec![NO_PIECE; sampling.nx * sampling.ny];
-        pieces.walk(
-            0,
-            &mut owner,
-            |chunk, band, piece| {
-                let id = (3 * piece.corner + piece.k) as u32;
-                fill_triangle(chunk, band, sampling, piece.t, |px, _| *px = id);
-            },
-            |_| {},
-        );
+        let n = sampling.nx * sampling.ny;
+        // 0 for no piece: the plan starts as zeroed pages, cleared by the kernel where touched.
+        let id = |piece: &Piece| (3 * piece.corner + piece.k + 1) as u32;
+        let taken = if weighed {
+            let mut taken = vec![(NO_PIECE, [0.0f64; 3]); n];
+            pieces.walk(
+                0,
+                &mut taken,
+                |chunk, band, piece| {
+                    let id = id(&piece);
+                    fill_triangle(chunk, band, sampling, piece.t, |px, w| *px = (id, w));
+                },
+                |_| {},
+            );
+            Taken::Weighed(taken)
+        } else {
+            let mut owner = vec![NO_PIECE; n];
+            pieces.walk(
+                0,
+                &mut owner,
+                |chunk, band, piece| {
+                    let id = id(&piece);
+                    fill_triangle(chunk, band, sampling, piece.t, |px, _| *px = id);
+                },
+                |_| {},
+            );
+            Taken::Pieces(owner)
+        };
         Ok(PiecePlan {
             sampling: *sampling,
             n_regions: mesh.n_regions(),
             n_corners: mesh.n_corners(),
-            owner,
+            taken,
         })
     }
 
-    /// Whether a plan of `mesh` on `sampling` pays for itself: the mesh has at least as many
-    /// pieces as the raster has pixels, so walking them costs more than gathering by pixel.
+    /// Whether a plan of `mesh` on `sampling` pays for itself when two rasters or more gather
+    /// through it: it keeps its weights ([`WEIGHED_PIXELS`]), or the mesh has at least as many
+    /// pieces as the raster has pixels, so walking them costs more than weighing each pixel in
+    /// its piece's frame.
     pub fn pays(mesh: &DualMesh, sampling: &RasterSampling) -> bool {
-        3 * mesh.n_corners() >= sampling.nx * sampling.ny
+        let pixels = sampling.nx * sampling.ny;
+        pixels <= WEIGHED_PIXELS || 3 * mesh.n_corners() >= pixels
     }
 
     /// The sampling the plan was made on.
@@ -550,44 +600,149 @@ impl PiecePlan {
         row0: usize,
         out: &mut [[f32; K]],
     ) {
+        self.gather(
+            mesh,
+            row0,
+            out,
+            &|a, b, c| [region(a), region(b), corner(c)].map(|f| f.map(f64::from)),
+            &|v, w| blend(w, v),
+            &|line| fill_gaps(line, self.sampling.nx),
+        );
+    }
+
+    /// The rows from `row0` into `out` (whole rows): `at(state, weights)` for each pixel a
+    /// piece takes, with the pixel's clipped weights ([`Frame::weights`], kept or weighed
+    /// again) and `state(a, b, corner)` of its piece (made once for a run of pixels of one
+    /// piece); then `finish(row)`. Rows in parallel.
+    fn gather<S, T: Send>(
+        &self,
+        mesh: &DualMesh,
+        row0: usize,
+        out: &mut [T],
+        state: &(impl Fn(usize, usize, usize) -> S + Sync),
+        at: &(impl Fn(&S, [f64; 3]) -> T + Sync),
+        finish: &(impl Fn(&mut [T]) + Sync),
+    ) {
         let s = self.sampling;
         let xy = |a: &Array2<f64>, i: usize| [a[[i, 0]], a[[i, 1]]];
+        let piece = |id: u32| {
+            let (c, k) = (((id - 1) / 3) as usize, ((id - 1) % 3) as usize);
+            let tri = mesh.corner_regions.row(c);
+            (tri[k] as usize, tri[(k + 1) % 3] as usize, c)
+        };
         out.par_chunks_mut(s.nx).enumerate().for_each(|(r, line)| {
             let row = row0 + r;
-            let y = s.y0 + row as f64 * s.dy;
-            // Neighbouring pixels mostly share a piece: its frame and values kept.
+            // Neighbouring pixels mostly share a piece: its state (and frame) kept.
             let mut last = NO_PIECE;
-            let mut held: Option<(Frame, [f64; 3], [[f64; K]; 3])> = None;
-            let owners = &self.owner[row * s.nx..][..s.nx];
-            for (col, (px, &id)) in line.iter_mut().zip(owners).enumerate() {
-                if id == NO_PIECE {
-                    continue;
+            match &self.taken {
+                Taken::Weighed(taken) => {
+                    let mut held = None;
+                    for (px, &(id, w)) in line.iter_mut().zip(&taken[row * s.nx..][..s.nx]) {
+                        if id == NO_PIECE {
+                            continue;
+                        }
+                        if id != last {
+                            last = id;
+                            let (a, b, c) = piece(id);
+                            held = Some(state(a, b, c));
+                        }
+                        if let Some(h) = &held {
+                            *px = at(h, w);
+                        }
+                    }
                 }
-                if id != last {
-                    last = id;
-                    let (c, k) = ((id / 3) as usize, (id % 3) as usize);
-                    let tri = mesh.corner_regions.row(c);
-                    let (a, b) = (tri[k] as usize, tri[(k + 1) % 3] as usize);
-                    let t = [
-                        xy(&mesh.region_xy, a),
-                        xy(&mesh.region_xy, b),
-                        xy(&mesh.corner_xy, c),
-                    ];
-                    held = Frame::new(t).map(|f| {
-                        let v = [region(a), region(b), corner(c)].map(|f| f.map(f64::from));
-                        (f, f.row(y), v)
-                    });
-                }
-                let x = s.x0 + col as f64 * s.dx;
-                if let Some((frame, bx, v)) = &held
-                    && let Some(w) = frame.weights(bx, x)
-                {
-                    *px = blend(w, v);
+                Taken::Pieces(owner) => {
+                    let y = s.y0 + row as f64 * s.dy;
+                    let mut held = None;
+                    for (col, (px, &id)) in line
+                        .iter_mut()
+                        .zip(&owner[row * s.nx..][..s.nx])
+                        .enumerate()
+                    {
+                        if id == NO_PIECE {
+                            continue;
+                        }
+                        if id != last {
+                            last = id;
+                            let (a, b, c) = piece(id);
+                            let t = [
+                                xy(&mesh.region_xy, a),
+                                xy(&mesh.region_xy, b),
+                                xy(&mesh.corner_xy, c),
+                            ];
+                            held = Frame::new(t).map(|f| (f, f.row(y), state(a, b, c)));
+                        }
+                        let x = s.x0 + col as f64 * s.dx;
+                        if let Some((frame, bx, h)) = &held
+                            && let Some(w) = frame.weights(bx, x)
+                        {
+                            *px = at(h, w);
+                        }
+                    }
                 }
             }
-            fill_gaps(line, s.nx);
+            finish(line);
         });
     }
+}
+
+/// A piece of the mesh under a pixel: its sites `a` and `b`, its corner, and the pixel's
+/// clipped barycentric weights of the three (`a`, `b`, the corner).
+#[derive(Clone, Copy, Debug)]
+pub struct PieceAt {
+    pub a: usize,
+    pub b: usize,
+    pub corner: usize,
+    pub w: [f64; 3],
+}
+
+/// For rasters that need each pixel's piece rather than an interpolated value (the flat biome
+/// map: its nearer site): `pick(piece)` for every pixel a piece takes, by the rasteriser's rule
+/// (the walk's, or `plan`'s, which is the same), pixels in no piece `blank`. Handed over in
+/// strips of about `strip_rows` rows, top to bottom: `consume(first_row, values)`.
+#[allow(clippy::too_many_arguments)]
+pub fn rasterize_mesh_pieces_strips_on<T: Clone + Send>(
+    mesh: &DualMesh,
+    plan: Option<&PiecePlan>,
+    sampling: &RasterSampling,
+    strip_rows: usize,
+    blank: T,
+    pick: impl Fn(&PieceAt) -> T + Sync,
+    mut consume: impl FnMut(usize, &[T]),
+) -> Result<(), WorldError> {
+    if let Some(plan) = plan {
+        plan.check(mesh, sampling)?;
+        in_strips(sampling, strip_rows, blank, &mut consume, |row0, strip| {
+            plan.gather(
+                mesh,
+                row0,
+                strip,
+                &|a, b, corner| (a, b, corner),
+                &|&(a, b, corner), w| pick(&PieceAt { a, b, corner, w }),
+                &|_| {},
+            )
+        });
+        return Ok(());
+    }
+    let pieces = Pieces::of_mesh(mesh, sampling)?;
+    in_strips(sampling, strip_rows, blank, &mut consume, |row0, strip| {
+        pieces.walk(
+            row0,
+            strip,
+            |chunk, band, p| {
+                fill_triangle(chunk, band, sampling, p.t, |px, w| {
+                    *px = pick(&PieceAt {
+                        a: p.a,
+                        b: p.b,
+                        corner: p.corner,
+                        w,
+                    })
+                })
+            },
+            |_| {},
+        )
+    });
+    Ok(())
 }
 
 /// [`rasterize_mesh_fields_by`] through `plan` when given (a [`PiecePlan`] of the mesh on
@@ -628,19 +783,24 @@ pub fn rasterize_mesh_fields_strips_on<const K: usize>(
         );
     };
     plan.check(mesh, sampling)?;
-    in_strips(sampling, strip_rows, &mut consume, |row0, strip| {
-        plan.render(mesh, &region, &corner, row0, strip)
-    });
+    in_strips(
+        sampling,
+        strip_rows,
+        [f32::NAN; K],
+        &mut consume,
+        |row0, strip| plan.render(mesh, &region, &corner, row0, strip),
+    );
     Ok(())
 }
 
 /// The raster of `sampling` in strips of about `strip_rows` rows (whole bands), top to bottom:
 /// each rendered by `render(first_row, strip)` into NaN, then handed to `consume`.
-fn in_strips<const K: usize>(
+fn in_strips<T: Clone>(
     sampling: &RasterSampling,
     strip_rows: usize,
-    consume: &mut impl FnMut(usize, &[[f32; K]]),
-    render: impl Fn(usize, &mut [[f32; K]]),
+    blank: T,
+    consume: &mut impl FnMut(usize, &[T]),
+    render: impl Fn(usize, &mut [T]),
 ) {
     let RasterSampling { nx, ny, .. } = *sampling;
     let step = strip_rows.div_ceil(BAND_ROWS).max(1) * BAND_ROWS;
@@ -648,7 +808,7 @@ fn in_strips<const K: usize>(
     for row0 in (0..ny).step_by(step) {
         let rows = step.min(ny - row0);
         strip.clear();
-        strip.resize(rows * nx, [f32::NAN; K]);
+        strip.resize(rows * nx, blank.clone());
         render(row0, &mut strip);
         consume(row0, &strip);
     }
@@ -1067,6 +1227,30 @@ mod tests {
         }
     }
 
+    /// Each pixel's piece (`None` in no piece), in strips of 9 rows.
+    fn pieces_of(
+        mesh: &DualMesh,
+        plan: Option<&PiecePlan>,
+        s: &RasterSampling,
+    ) -> Vec<Option<PieceAt>> {
+        let mut out = Vec::new();
+        rasterize_mesh_pieces_strips_on(
+            mesh,
+            plan,
+            s,
+            9,
+            None,
+            |p| Some(*p),
+            |row0, strip| {
+                assert_eq!(row0 * s.nx, out.len());
+                out.extend_from_slice(strip);
+            },
+        )
+        .unwrap();
+        assert_eq!(out.len(), s.nx * s.ny);
+        out
+    }
+
     #[test]
     fn a_plan_gathers_the_bytes_the_walk_rasterises() {
         // Jittered meshes (slivers, pixels on shared edges), a regular one (pixel centres
@@ -1087,18 +1271,50 @@ mod tests {
             ] {
                 let (r, c) = (|i: usize| region[i], |i: usize| corner[i]);
                 let walked = rasterize_mesh_fields_by(&mesh, r, c, &s).unwrap();
-                let plan = PiecePlan::of_mesh(&mesh, &s).unwrap();
-                let planned = rasterize_mesh_fields_on(&mesh, Some(&plan), r, c, &s).unwrap();
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 let walked = bits(walked.as_slice().unwrap());
-                assert_eq!(walked, bits(planned.as_slice().unwrap()), "{s:?}");
-                let mut strips = Vec::new();
-                rasterize_mesh_fields_strips_on(&mesh, Some(&plan), r, c, &s, 9, |row0, strip| {
-                    assert_eq!(row0 * s.nx * 2, strips.len());
-                    strips.extend(strip.iter().flatten());
-                })
-                .unwrap();
-                assert_eq!(walked, bits(&strips), "strips, {s:?}");
+                let walked_pieces = pieces_of(&mesh, None, &s);
+                // Each pixel's piece and weights blend to the walk's value.
+                let blended: Vec<f32> = walked_pieces
+                    .iter()
+                    .zip(walked.chunks(2))
+                    .flat_map(|(p, v)| match p {
+                        Some(p) => blend(
+                            p.w,
+                            &[region[p.a], region[p.b], corner[p.corner]].map(|f| f.map(f64::from)),
+                        ),
+                        None => [f32::from_bits(v[0]), f32::from_bits(v[1])],
+                    })
+                    .collect();
+                assert_eq!(walked, bits(&blended), "{s:?}");
+                // Whether the plan keeps the weights or weighs each pixel again.
+                for weighed in [true, false] {
+                    let plan = PiecePlan::of_mesh_weighed(&mesh, &s, weighed).unwrap();
+                    let planned = rasterize_mesh_fields_on(&mesh, Some(&plan), r, c, &s).unwrap();
+                    assert_eq!(walked, bits(planned.as_slice().unwrap()), "{s:?}");
+                    let mut strips = Vec::new();
+                    rasterize_mesh_fields_strips_on(
+                        &mesh,
+                        Some(&plan),
+                        r,
+                        c,
+                        &s,
+                        9,
+                        |row0, strip| {
+                            assert_eq!(row0 * s.nx * 2, strips.len());
+                            strips.extend(strip.iter().flatten());
+                        },
+                    )
+                    .unwrap();
+                    assert_eq!(walked, bits(&strips), "strips, {s:?}");
+                    let key = |p: &[Option<PieceAt>]| {
+                        p.iter()
+                            .map(|p| p.map(|p| (p.a, p.b, p.corner, p.w.map(f64::to_bits))))
+                            .collect::<Vec<_>>()
+                    };
+                    let planned = pieces_of(&mesh, Some(&plan), &s);
+                    assert_eq!(key(&walked_pieces), key(&planned), "pieces, {s:?}");
+                }
             }
         }
         // A plan answers only for its own sampling and mesh.

@@ -33,8 +33,8 @@ use ndarray::{Array1, Array2, Array3};
 use orogen_world::color::{ocean_color, table_lookup};
 use orogen_world::ids::water;
 use orogen_world::interp::{
-    PieceAt, PiecePlan, rasterize_mesh, rasterize_mesh_fields_on, rasterize_mesh_fields_strips_on,
-    rasterize_mesh_pieces_strips_on,
+    PieceAt, PiecePlan, WEIGHED_PIXELS, rasterize_mesh, rasterize_mesh_fields_on,
+    rasterize_mesh_fields_strips_on, rasterize_mesh_pieces_strips_on,
 };
 use orogen_world::{DualMesh, World, WorldError};
 use rayon::prelude::*;
@@ -319,7 +319,7 @@ fn coverage(distance: f32) -> f32 {
 }
 
 /// The water of a pixel: sea and lake coverage and their signed distances (pixels).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Water {
     sea: f32,
     lake: f32,
@@ -328,6 +328,14 @@ struct Water {
 }
 
 impl Water {
+    /// No water.
+    const DRY: Water = Water {
+        sea: 0.0,
+        lake: 0.0,
+        sea_d: 0.0,
+        lake_d: 0.0,
+    };
+
     #[inline]
     fn at(f: &[f32], stride: usize, nx: usize, ny: usize, i: usize, j: usize) -> Water {
         let [sea_d, lake_d] = edge_distances(f, stride, nx, ny, i, j);
@@ -470,23 +478,19 @@ fn tint(c: Rgb, d: f32) -> Rgb {
     mix(c, [1.0; 3], t)
 }
 
-/// Paints the colour map's pixels of the rows from `row0` from the shore's elevation and lake
-/// depth (`ed`, 2 fields a pixel, the whole grid) and the colour map's own fields for those rows
-/// (`rest`, `K` a pixel: moisture, then the slope's two components when `K` is 3) into `rgb`
-/// (the whole grid).
-// The shore's fields, the strip's own, its place and where it goes are all it needs.
-#[allow(clippy::too_many_arguments)]
+/// Paints the colour map's pixels of the rows from `row0` from the shore (its elevation and
+/// water) and the colour map's own fields for those rows (`rest`, `K` a pixel: moisture, then
+/// the slope's two components when `K` is 3) into `rgb` (the whole grid).
 fn paint<const K: usize>(
-    ed: &[f32],
+    shore: &Shore,
     rest: &[[f32; K]],
-    nx: usize,
-    ny: usize,
     row0: usize,
     table: ndarray::ArrayView3<'_, f32>,
     options: &ColormapOptions,
     rgb: &mut [[u8; 3]],
 ) {
     let w = options.water;
+    let (ed, nx) = (&shore.fields, shore.nx);
     let sun = crate::relief::sun();
     let strength = f64::from(options.hillshade);
     let pixel = |i: usize, j: usize, wat: Water| -> [u8; 3] {
@@ -514,9 +518,9 @@ fn paint<const K: usize>(
     rgb[row0 * nx..(row0 + rows) * nx]
         .par_chunks_mut(nx)
         .enumerate()
-        .for_each_init(Vec::new, |waters, (r, row)| {
-            Water::row(ed, nx, ny, row0 + r, waters);
-            for (i, (px, &wat)) in row.iter_mut().zip(waters.iter()).enumerate() {
+        .for_each_init(Vec::new, |scratch, (r, row)| {
+            let waters = shore.water_row(row0 + r, scratch);
+            for (i, (px, &wat)) in row.iter_mut().zip(waters).enumerate() {
                 *px = pixel(i, row0 + r, wat);
             }
         });
@@ -534,6 +538,10 @@ pub struct Shore {
     /// Which piece of the mesh takes each pixel, when that pays ([`PiecePlan::pays`]): the
     /// shore's fields were gathered through it, and the colour map's and the splat maps' can be.
     plan: Option<PiecePlan>,
+    /// Each pixel's water ([`Water::row`]), up to [`WEIGHED_PIXELS`] pixels (16 bytes a pixel):
+    /// the colour map, the biome map and the rivers' clip read it instead of each computing
+    /// it again. Empty above.
+    water: Vec<Water>,
     /// Set once, by [`Shore::new`] or [`Shore::draw_rivers`]: `None` inside when drawn without
     /// rivers or for a world without them.
     rivers: OnceLock<Option<Vec<f32>>>,
@@ -564,11 +572,24 @@ impl Shore {
         let fields = water_raster(world, grid, plan.as_ref())?
             .into_raw_vec_and_offset()
             .0;
+        let (nx, ny) = (grid.nx, grid.ny);
+        let mut water = Vec::new();
+        if nx * ny <= WEIGHED_PIXELS {
+            water.resize(nx * ny, Water::DRY);
+            water
+                .par_chunks_mut(nx)
+                .enumerate()
+                .for_each_init(Vec::new, |scratch, (j, row)| {
+                    Water::row(&fields, nx, ny, j, scratch);
+                    row.copy_from_slice(scratch);
+                });
+        }
         Ok(Shore {
-            nx: grid.nx,
-            ny: grid.ny,
+            nx,
+            ny,
             fields,
             plan,
+            water,
             rivers: OnceLock::new(),
         })
     }
@@ -584,8 +605,12 @@ impl Shore {
     ) -> Result<(), ExportError> {
         self.check(grid)?;
         let (nx, ny, fields) = (self.nx, self.ny, &self.fields);
-        // The water share is computed where the rivers need it, not held (67 MB at 4096 px).
-        let water = |k: usize| Water::at(fields, 2, nx, ny, k % nx, k / nx).cover();
+        // The water share read where the rivers need it: the shore's when it holds it, else
+        // computed there (not held: 67 MB at 4096 px).
+        let water = |k: usize| match self.water.get(k) {
+            Some(w) => w.cover(),
+            None => Water::at(fields, 2, nx, ny, k % nx, k / nx).cover(),
+        };
         let cover = match rivers {
             Some(style) if world.has_layer("rivers") => {
                 Some(river_coverage_by(world, grid, style, water)?)
@@ -599,6 +624,16 @@ impl Shore {
             }
             .into()
         })
+    }
+
+    /// Row `j`'s water: the shore's when it holds it, else computed into `scratch`.
+    fn water_row<'a>(&'a self, j: usize, scratch: &'a mut Vec<Water>) -> &'a [Water] {
+        if self.water.is_empty() {
+            Water::row(&self.fields, self.nx, self.ny, j, scratch);
+            scratch
+        } else {
+            &self.water[j * self.nx..][..self.nx]
+        }
     }
 
     /// The grid's size `(nx, ny)`.
@@ -703,7 +738,7 @@ pub fn colormap_on(
             |c| [corner_m[c], corner_g[c][0], corner_g[c][1]],
             &sampling,
             strip_rows(3),
-            |r, f| paint::<3>(&shore.fields, f, nx, ny, r, table, options, &mut rgb),
+            |r, f| paint::<3>(shore, f, r, table, options, &mut rgb),
         )?;
     } else {
         rasterize_mesh_fields_strips_on(
@@ -713,7 +748,7 @@ pub fn colormap_on(
             |c| [corner_m[c]],
             &sampling,
             strip_rows(1),
-            |r, f| paint::<1>(&shore.fields, f, nx, ny, r, table, options, &mut rgb),
+            |r, f| paint::<1>(shore, f, r, table, options, &mut rgb),
         )?;
     }
     let w = options.water;
@@ -786,7 +821,6 @@ pub fn biome_map_on(
     let lake = orogen_world::ids::Biome::Lake as usize;
     let kind = world.water_kinds()?;
     let (nx, ny) = (grid.nx, grid.ny);
-    let f = &shore.fields;
     let rivers = shore.rivers().filter(|_| colors.len() > lake);
     let (sea_c, lake_c) = (
         colors.get(ocean).copied().unwrap_or([0.0; 3]),
@@ -822,10 +856,10 @@ pub fn biome_map_on(
             bytes[row0 * nx * 3..(row0 + rows) * nx * 3]
                 .par_chunks_mut(nx * 3)
                 .enumerate()
-                .for_each_init(Vec::new, |waters, (r, row)| {
+                .for_each_init(Vec::new, |scratch, (r, row)| {
                     let j = row0 + r;
-                    Water::row(f, nx, ny, j, waters);
-                    for (i, (out, &wat)) in row.chunks_exact_mut(3).zip(waters.iter()).enumerate() {
+                    let waters = shore.water_row(j, scratch);
+                    for (i, (out, &wat)) in row.chunks_exact_mut(3).zip(waters).enumerate() {
                         let PixelBiome(b) = ids[r * nx + i];
                         let mut px = if b == NO_BIOME {
                             [0.0; 3]

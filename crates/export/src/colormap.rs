@@ -1156,6 +1156,23 @@ mod tests {
         assert_eq!(later.rivers(), shore.rivers());
         assert!(later.draw_rivers(&world, &grid, Some(&style)).is_err());
         assert_eq!(colormap_on(&world, &grid, &options, &later).unwrap(), img);
+        // Holding the water and the plan (as up to `WEIGHED_PIXELS`) or not (above): the same
+        // colour map, biome map and rivers. The biome map's colours differ by region.
+        assert!(!shore.water.is_empty() && shore.plan.is_some());
+        let mut bare = Shore::without_rivers(&world, &grid).unwrap();
+        (bare.water, bare.plan) = (Vec::new(), None);
+        bare.draw_rivers(&world, &grid, Some(&style)).unwrap();
+        assert_eq!(bare.rivers(), shore.rivers());
+        assert_eq!(colormap_on(&world, &grid, &options, &bare).unwrap(), img);
+        let n_regions = world.mesh().unwrap().n_regions();
+        let ids: Vec<u8> = (0..n_regions).map(|r| (r % 13) as u8).collect();
+        world
+            .set_values("region_biome", Domain::Region, ids)
+            .unwrap();
+        let colors: Vec<Rgb> = (0..13).map(|i| [i as f32 / 12.0, 0.3, 0.9]).collect();
+        let held = biome_map_on(&world, &grid, &colors, &shore).unwrap();
+        assert_eq!(biome_map_on(&world, &grid, &colors, &bare).unwrap(), held);
+        assert!(held.iter().any(|&v| v != held[[0, 0, 0]]));
         // A shore of another grid is refused.
         let other = PixelGrid::centres(64, 1.0, 1.0).unwrap();
         assert!(

@@ -328,23 +328,21 @@ struct Water {
 }
 
 impl Water {
-    /// No water.
-    const DRY: Water = Water {
-        sea: 0.0,
-        lake: 0.0,
-        sea_d: 0.0,
-        lake_d: 0.0,
-    };
-
+    /// The water of the signed distances to the sea's and the lakes' shores ([`Water::at`]'s
+    /// coverages follow from them).
     #[inline]
-    fn at(f: &[f32], stride: usize, nx: usize, ny: usize, i: usize, j: usize) -> Water {
-        let [sea_d, lake_d] = edge_distances(f, stride, nx, ny, i, j);
+    fn of_distances([sea_d, lake_d]: [f32; 2]) -> Water {
         Water {
             sea: coverage(sea_d),
             lake: coverage(lake_d),
             sea_d,
             lake_d,
         }
+    }
+
+    #[inline]
+    fn at(f: &[f32], stride: usize, nx: usize, ny: usize, i: usize, j: usize) -> Water {
+        Water::of_distances(edge_distances(f, stride, nx, ny, i, j))
     }
 
     /// [`Water::at`] for every pixel of row `j` of `f` (2 fields a pixel), into `out`: the
@@ -377,12 +375,7 @@ impl Water {
                     (w[4 + LAKE] - w[LAKE]) * 0.5,
                     (s[LAKE] - n[LAKE]) * sy,
                 );
-                Water {
-                    sea: coverage(sea_d),
-                    lake: coverage(lake_d),
-                    sea_d,
-                    lake_d,
-                }
+                Water::of_distances([sea_d, lake_d])
             });
         out.extend(inner);
         out.push(Water::at(f, 2, nx, ny, nx - 1, j));
@@ -538,10 +531,10 @@ pub struct Shore {
     /// Which piece of the mesh takes each pixel, when that pays ([`PiecePlan::pays`]): the
     /// shore's fields were gathered through it, and the colour map's and the splat maps' can be.
     plan: Option<PiecePlan>,
-    /// Each pixel's water ([`Water::row`]), up to [`WEIGHED_PIXELS`] pixels (16 bytes a pixel):
-    /// the colour map, the biome map and the rivers' clip read it instead of each computing
-    /// it again. Empty above.
-    water: Vec<Water>,
+    /// Each pixel's water ([`Water::row`]) as its two signed distances, up to
+    /// [`WEIGHED_PIXELS`] pixels (8 bytes a pixel): the colour map, the biome map and the
+    /// rivers' clip read it instead of each computing it again. Empty above.
+    water: Vec<[f32; 2]>,
     /// Set once, by [`Shore::new`] or [`Shore::draw_rivers`]: `None` inside when drawn without
     /// rivers or for a world without them.
     rivers: OnceLock<Option<Vec<f32>>>,
@@ -575,13 +568,15 @@ impl Shore {
         let (nx, ny) = (grid.nx, grid.ny);
         let mut water = Vec::new();
         if nx * ny <= WEIGHED_PIXELS {
-            water.resize(nx * ny, Water::DRY);
+            water = vec![[0.0f32; 2]; nx * ny];
             water
                 .par_chunks_mut(nx)
                 .enumerate()
                 .for_each_init(Vec::new, |scratch, (j, row)| {
                     Water::row(&fields, nx, ny, j, scratch);
-                    row.copy_from_slice(scratch);
+                    for (d, w) in row.iter_mut().zip(scratch.iter()) {
+                        *d = [w.sea_d, w.lake_d];
+                    }
                 });
         }
         Ok(Shore {
@@ -608,7 +603,7 @@ impl Shore {
         // The water share read where the rivers need it: the shore's when it holds it, else
         // computed there (not held: 67 MB at 4096 px).
         let water = |k: usize| match self.water.get(k) {
-            Some(w) => w.cover(),
+            Some(&d) => Water::of_distances(d).cover(),
             None => Water::at(fields, 2, nx, ny, k % nx, k / nx).cover(),
         };
         let cover = match rivers {
@@ -627,13 +622,18 @@ impl Shore {
     }
 
     /// Row `j`'s water: the shore's when it holds it, else computed into `scratch`.
-    fn water_row<'a>(&'a self, j: usize, scratch: &'a mut Vec<Water>) -> &'a [Water] {
+    fn water_row<'a>(&self, j: usize, scratch: &'a mut Vec<Water>) -> &'a [Water] {
         if self.water.is_empty() {
             Water::row(&self.fields, self.nx, self.ny, j, scratch);
-            scratch
         } else {
-            &self.water[j * self.nx..][..self.nx]
+            scratch.clear();
+            scratch.extend(
+                self.water[j * self.nx..][..self.nx]
+                    .iter()
+                    .map(|&d| Water::of_distances(d)),
+            );
         }
+        scratch
     }
 
     /// The grid's size `(nx, ny)`.

@@ -319,7 +319,7 @@ fn coverage(distance: f32) -> f32 {
 }
 
 /// The water of a pixel: sea and lake coverage and their signed distances (pixels).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 struct Water {
     sea: f32,
     lake: f32,

@@ -591,7 +591,8 @@ impl PiecePlan {
     }
 
     /// The rows from `row0` (a multiple of `BAND_ROWS`) into `out` (whole rows, NaN-filled),
-    /// each pixel weighed in its piece's frame as the walk weighs it, rows in parallel.
+    /// each pixel blended with the weights the walk gives it ([`PiecePlan::gather`]), rows in
+    /// parallel.
     fn render<const K: usize>(
         &self,
         mesh: &DualMesh,

@@ -558,8 +558,20 @@ impl Shore {
     /// read while [`Shore::draw_rivers`] runs (on another thread); [`Shore::rivers`] is `None`
     /// until then. Reads the layers of [`water_coverage`].
     pub fn without_rivers(world: &World, grid: &PixelGrid) -> Result<Shore, ExportError> {
+        Shore::build(world, grid, true)
+    }
+
+    /// [`Shore::without_rivers`] for the river mask alone: without the plan and the held water
+    /// that serve a colour map, a biome map or splat maps (they cost more than they save when
+    /// nothing else reads them).
+    pub fn without_rivers_alone(world: &World, grid: &PixelGrid) -> Result<Shore, ExportError> {
+        Shore::build(world, grid, false)
+    }
+
+    /// The shore of `grid`, with a plan and the water held where they pay when `shared`.
+    fn build(world: &World, grid: &PixelGrid, shared: bool) -> Result<Shore, ExportError> {
         let (mesh, sampling) = (world.mesh()?, grid.sampling());
-        let plan = PiecePlan::pays(mesh, &sampling)
+        let plan = (shared && PiecePlan::pays(mesh, &sampling))
             .then(|| PiecePlan::of_mesh(mesh, &sampling))
             .transpose()?;
         let fields = water_raster(world, grid, plan.as_ref())?
@@ -567,7 +579,7 @@ impl Shore {
             .0;
         let (nx, ny) = (grid.nx, grid.ny);
         let mut water = Vec::new();
-        if nx * ny <= WEIGHED_PIXELS {
+        if shared && nx * ny <= WEIGHED_PIXELS {
             water = vec![[0.0f32; 2]; nx * ny];
             water
                 .par_chunks_mut(nx)

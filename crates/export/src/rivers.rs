@@ -18,7 +18,9 @@ pub fn river_mask(
     grid: &PixelGrid,
     style: &StrokeStyle,
 ) -> Result<Array2<u8>, ExportError> {
-    Ok(river_mask_on(&Shore::new(world, grid, Some(style))?))
+    let shore = Shore::without_rivers_alone(world, grid)?;
+    shore.draw_rivers(world, grid, Some(style))?;
+    Ok(river_mask_on(&shore))
 }
 
 /// [`river_mask`] from a [`Shore`] built with rivers (all 0 without them).

@@ -254,7 +254,14 @@ fn run_jobs<R: Send>(
     // that do).
     let shore = if side_by_side && (biome_maps || river_mask) {
         let grid = raster_grid(world, config)?;
-        Some((colormap::Shore::without_rivers(world, &grid)?, grid))
+        // Its plan and held water serve the colour and biome maps and the splat maps; for the
+        // river mask alone they would cost more than they save.
+        let shore = if biome_maps || wants(Splat) {
+            colormap::Shore::without_rivers(world, &grid)?
+        } else {
+            colormap::Shore::without_rivers_alone(world, &grid)?
+        };
+        Some((shore, grid))
     } else {
         None
     };

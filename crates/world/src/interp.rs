@@ -701,7 +701,6 @@ pub struct PieceAt {
 /// map: its nearer site): `pick(piece)` for every pixel a piece takes, by the rasteriser's rule
 /// (the walk's, or `plan`'s, which is the same), pixels in no piece `blank`. Handed over in
 /// strips of about `strip_rows` rows, top to bottom: `consume(first_row, values)`.
-#[allow(clippy::too_many_arguments)]
 pub fn rasterize_mesh_pieces_strips_on<T: Clone + Send>(
     mesh: &DualMesh,
     plan: Option<&PiecePlan>,

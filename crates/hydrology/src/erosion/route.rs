@@ -313,16 +313,11 @@ pub(super) fn steepest_by<G: Neighbours>(
     }
     let mut best = 0.0;
     g.for_each(i, |j, dj| {
-        // Only a lower neighbour can be steeper than `best` (>= 0): no division for the rest
-        // (about half), the same choice.
-        let dz = zi - level(j);
-        if dz > 0.0 {
-            let s = dz / dj;
-            if s > best {
-                best = s;
-                r = j as u32;
-                d = dj;
-            }
+        let s = (zi - level(j)) / dj;
+        if s > best {
+            best = s;
+            r = j as u32;
+            d = dj;
         }
     });
     (r, d)

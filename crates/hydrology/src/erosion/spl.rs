@@ -270,13 +270,17 @@ pub fn diffuse<G: Neighbours>(g: &G, h: &mut [f64], base: &[bool], diffusivity: 
     Diffusion::new(g, h, base).step(g, h, diffusivity, dt);
 }
 
-/// What [`diffuse`] keeps between the steps of one run ([`evolve`]): the base levels and the
-/// stiffness that sets the substeps, which depends only on the graph, the base levels and where
-/// `h` is NaN (none of which a run changes), and the buffer the substeps alternate with.
+/// What [`diffuse`] keeps between the steps of one run ([`evolve`]): each node's share of its
+/// Laplacian and its stiffness, and the stiffness that sets the substeps, which depend only on
+/// the graph, the base levels and where `h` is NaN (none of which a run changes), and the buffer
+/// the substeps alternate with.
 #[derive(Debug)]
 struct Diffusion {
-    /// The base levels (they stay, as NaN nodes and nodes without a neighbour that is not).
-    base: Vec<bool>,
+    /// Per node, `4 / deg` over its neighbours that are not NaN; 0 for a node that stays (a base
+    /// level, NaN, or without a neighbour that is not).
+    scale: Vec<f64>,
+    /// Per node, its weights' sum `4 / deg sum_j 1 / d_ij^2` (0 where `scale` is 0).
+    stiffness: Vec<f64>,
     /// The [`STIFF_QUANTILE`] quantile of the stiffness of the nodes that move: the substeps
     /// keep every node up to it explicit.
     typical: f64,
@@ -291,35 +295,29 @@ const STIFF_QUANTILE: f64 = 0.999;
 /// Nodes a task of the diffusion's substeps.
 const DIFFUSION_CHUNK: usize = 4096;
 
-/// Each node's stiffness `4 / deg sum_j 1 / d_ij^2` over its neighbours that are not NaN (0 for
-/// a node that stays: a base level, NaN, or without a neighbour that is not), as
-/// [`Diffusion::step`] computes it.
-fn stiffness<G: Neighbours>(g: &G, h: &[f64], base: &[bool]) -> Vec<f64> {
-    (0..g.len())
-        .into_par_iter()
-        .map(|i| {
-            if base[i] || h[i].is_nan() {
-                return 0.0;
-            }
-            let (mut w, mut deg) = (0.0, 0usize);
-            g.for_each_inv_sq(i, |j, wj| {
-                if !h[j].is_nan() {
-                    w += wj;
-                    deg += 1;
-                }
-            });
-            if deg == 0 {
-                0.0
-            } else {
-                (4.0 / deg as f64) * w
-            }
-        })
-        .collect()
-}
-
 impl Diffusion {
     fn new<G: Neighbours>(g: &G, h: &[f64], base: &[bool]) -> Diffusion {
-        let stiffness = stiffness(g, h, base);
+        let (scale, stiffness): (Vec<f64>, Vec<f64>) = (0..g.len())
+            .into_par_iter()
+            .map(|i| {
+                if base[i] || h[i].is_nan() {
+                    return (0.0, 0.0);
+                }
+                let (mut w, mut deg) = (0.0, 0usize);
+                g.for_each_inv_sq(i, |j, wj| {
+                    if !h[j].is_nan() {
+                        w += wj;
+                        deg += 1;
+                    }
+                });
+                if deg == 0 {
+                    (0.0, 0.0)
+                } else {
+                    let scale = 4.0 / deg as f64;
+                    (scale, scale * w)
+                }
+            })
+            .unzip();
         let mut moving: Vec<f64> = stiffness.iter().copied().filter(|&a| a > 0.0).collect();
         let typical = if moving.is_empty() {
             0.0
@@ -328,7 +326,8 @@ impl Diffusion {
             *moving.select_nth_unstable_by(k, f64::total_cmp).1
         };
         Diffusion {
-            base: base.to_vec(),
+            scale,
+            stiffness,
             typical,
             other: Vec::new(),
         }
@@ -340,37 +339,27 @@ impl Diffusion {
             .ceil()
             .max(1.0) as usize;
         let rate = diffusivity * (dt / substeps as f64);
-        let base = &self.base;
-        // One substep from `h` into `out` (every entry written). A node's share `4 / deg` and
-        // stiffness `4 / deg sum_j w_ij` come from the same loop as its Laplacian (the values
-        // `new` computed them with, in the same order): two arrays fewer to stream through on
-        // every substep.
+        let (scale, stiffness) = (&self.scale, &self.stiffness);
+        // One substep from `h` into `out` (every entry written).
         let substep = |h: &[f64], out: &mut [f64]| {
             out.par_chunks_mut(DIFFUSION_CHUNK)
                 .enumerate()
                 .for_each(|(c, out)| {
                     let first = c * DIFFUSION_CHUNK;
                     for (i, out) in (first..).zip(out.iter_mut()) {
-                        let hi = h[i];
-                        if base[i] || hi.is_nan() {
+                        let (hi, s) = (h[i], scale[i]);
+                        if s == 0.0 {
                             *out = hi;
                             continue;
                         }
-                        let (mut sum, mut w_sum, mut deg) = (0.0, 0.0, 0usize);
+                        let mut sum = 0.0;
                         g.for_each_inv_sq(i, |j, w| {
                             let hj = h[j];
                             if !hj.is_nan() {
                                 sum += (hj - hi) * w;
-                                w_sum += w;
-                                deg += 1;
                             }
                         });
-                        if deg == 0 {
-                            *out = hi;
-                            continue;
-                        }
-                        let s = 4.0 / deg as f64;
-                        let a = rate * (s * w_sum);
+                        let a = rate * stiffness[i];
                         *out = if a <= MAX_WEIGHT {
                             hi + rate * s * sum
                         } else {
@@ -714,7 +703,8 @@ mod tests {
         // the quantile its own weights sum above 1, and a spike there (1 among 0s) stays in
         // 0 ..= 1 only because it takes the substep implicitly (to `1 / (1 + a)`).
         let d = Diffusion::new(&g, &h0, &base);
-        let (k, &max) = stiffness(&g, &h0, &base)
+        let (k, &max) = d
+            .stiffness
             .iter()
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1))

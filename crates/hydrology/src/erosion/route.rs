@@ -311,15 +311,17 @@ pub(super) fn steepest_by<G: Neighbours>(
     if base[i] || zi.is_nan() {
         return (r, d);
     }
-    let mut best = 0.0;
+    // Without branches on the comparison (it goes either way as often as not): the distance
+    // travels as its bits, so each choice is a conditional move.
+    let (mut best, mut d_bits) = (0.0, 0u64);
     g.for_each(i, |j, dj| {
         let s = (zi - level(j)) / dj;
-        if s > best {
-            best = s;
-            r = j as u32;
-            d = dj;
-        }
+        let take = s > best;
+        best = if take { s } else { best };
+        r = if take { j as u32 } else { r };
+        d_bits = if take { dj.to_bits() } else { d_bits };
     });
+    d = f64::from_bits(d_bits);
     (r, d)
 }
 

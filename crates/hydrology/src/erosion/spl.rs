@@ -1,6 +1,9 @@
 //! The stream power law, implicit along the receiver stack (Braun and Willett 2013), its
 //! steady state solved directly (as Salève and fastlem do), and hillslope diffusion.
 
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+
 use rayon::prelude::*;
 
 use super::route::{Flow, Neighbours, route_trees};
@@ -72,8 +75,9 @@ pub fn spl_step(h: &mut [f64], flow: &Flow, law: &Law, dt: f64) -> usize {
         .area
         .par_iter()
         .zip(&flow.distance)
+        .enumerate()
         .with_min_len(4096)
-        .map(|(&a, &d)| erosion_factor(law, dt, &power, a, d))
+        .map(|(i, (&a, &d))| erosion_factor(law, dt, &power, i, a, d))
         .collect();
     let mut n_corr = 0;
     for &i in &flow.stack {
@@ -90,7 +94,11 @@ pub fn spl_step(h: &mut [f64], flow: &Flow, law: &Law, dt: f64) -> usize {
 /// `a^m` for drainage areas. On a raster of equal cells the areas are mostly small multiples
 /// `k c` of the cell area `c`, exact when `k c` is (whole metres squared, or any dyadic cell):
 /// those come from a table of `(k c)^m`, used only when the area equals its key `k c` exactly,
-/// so every value is the `powf` of that area. Anything else calls `powf`.
+/// so every value is the `powf` of that area. With a memo ([`AreaPower::with_memo`]) each
+/// node keeps the last area it took the power of and that power: from one step to the next most
+/// nodes drain the same area (a few hundred of 50,000 change receivers), so most powers are
+/// read back, and a node whose area changed (by a single bit) calls `powf` again. Anything else
+/// calls `powf`: every value is the `powf` of its area.
 pub(super) struct AreaPower {
     /// The one cell area when all are equal (else 0, and no table).
     cell: f64,
@@ -98,6 +106,10 @@ pub(super) struct AreaPower {
     per_cell: f64,
     m: f64,
     table: Vec<f64>,
+    /// Per node, the bits of the last area whose power it took and of that power (written by
+    /// the parallel runs of trees, each node by the one run that holds it, so relaxed loads
+    /// and stores are enough). Empty: no memo.
+    memo: Vec<[AtomicU64; 2]>,
 }
 
 impl AreaPower {
@@ -120,31 +132,51 @@ impl AreaPower {
             per_cell: if uniform { 1.0 / cell } else { 0.0 },
             m,
             table,
+            memo: Vec::new(),
         }
     }
 
+    /// With a memo of `nodes` nodes (what runs of many steps on one graph want).
+    pub(super) fn with_memo(mut self, nodes: usize) -> Self {
+        // No area has these bits (a NaN): the first look at each node misses.
+        self.memo = (0..nodes)
+            .map(|_| [AtomicU64::new(u64::MAX), AtomicU64::new(0)])
+            .collect();
+        self
+    }
+
+    /// `a^m` for node `i`'s drainage area `a`.
     #[inline]
-    fn of(&self, a: f64) -> f64 {
+    fn of(&self, i: usize, a: f64) -> f64 {
         if !self.table.is_empty() {
             let k = (a * self.per_cell + 0.5) as usize;
             if k < self.table.len() && k as f64 * self.cell == a {
                 return self.table[k];
             }
         }
-        a.powf(self.m)
+        let Some([area, power]) = self.memo.get(i) else {
+            return a.powf(self.m);
+        };
+        if area.load(Relaxed) == a.to_bits() {
+            return f64::from_bits(power.load(Relaxed));
+        }
+        let p = a.powf(self.m);
+        area.store(a.to_bits(), Relaxed);
+        power.store(p.to_bits(), Relaxed);
+        p
     }
 }
 
 /// `K dt A^m / d^n`, the implicit step's coefficient of a node at distance `d` from its
 /// receiver (0 at roots).
 #[inline]
-fn erosion_factor(law: &Law, dt: f64, power: &AreaPower, a: f64, d: f64) -> f64 {
+fn erosion_factor(law: &Law, dt: f64, power: &AreaPower, i: usize, a: f64, d: f64) -> f64 {
     if d <= 0.0 {
         0.0
     } else if law.n == 1.0 {
-        law.k * dt * power.of(a) / d
+        law.k * dt * power.of(i, a) / d
     } else {
-        law.k * dt * power.of(a) / d.powf(law.n)
+        law.k * dt * power.of(i, a) / d.powf(law.n)
     }
 }
 
@@ -414,7 +446,7 @@ pub fn evolve<G: Neighbours>(
 ) -> Stats {
     let mut stats = Stats::default();
     let mut flow = Flow::default();
-    let power = AreaPower::new(cell_area, law.m);
+    let power = AreaPower::new(cell_area, law.m).with_memo(h.len());
     let mut along = Along::default();
     let mut diffusion = (law.diffusion > 0.0 && dt > 0.0).then(|| Diffusion::new(g, h, base));
     for _ in 0..steps {
@@ -437,8 +469,8 @@ pub fn evolve<G: Neighbours>(
             cell_area,
             &power,
             &mut along,
-            |_, a, d, hr, hp| {
-                let factor = erosion_factor(law, dt, &power, a, d);
+            |i, a, d, hr, hp| {
+                let factor = erosion_factor(law, dt, &power, i, a, d);
                 usize::from(drop_to(hp, hr, factor, law.n))
             },
         );
@@ -468,7 +500,7 @@ pub fn steady_state<G: Neighbours>(
     let (mut flow, mut along) = (Flow::default(), Along::default());
     let mut previous: Vec<u32> = Vec::new();
     let inv_n = 1.0 / law.n;
-    let power = AreaPower::new(cell_area, law.m);
+    let power = AreaPower::new(cell_area, law.m).with_memo(h.len());
     for _ in 0..max_iterations {
         route_trees(g, h, base, &mut flow);
         stats.n_flooded += flow.n_flooded;
@@ -485,7 +517,7 @@ pub fn steady_state<G: Neighbours>(
             &mut along,
             |i, a, d, hr, hp| {
                 let u = uplift[i].max(0.0);
-                *hp = hr + d * (u / (law.k * power.of(a))).powf(inv_n);
+                *hp = hr + d * (u / (law.k * power.of(i, a))).powf(inv_n);
                 0
             },
         );
@@ -594,11 +626,33 @@ mod tests {
             for k in 1..6000 {
                 sum += cell;
                 for a in [sum, k as f64 * cell, sum * (1.0 + f64::EPSILON)] {
-                    assert_eq!(power.of(a).to_bits(), a.powf(m).to_bits(), "{cell} {m} {a}");
+                    assert_eq!(
+                        power.of(0, a).to_bits(),
+                        a.powf(m).to_bits(),
+                        "{cell} {m} {a}"
+                    );
                 }
             }
         }
         assert!(AreaPower::new(&[1.0, 2.0], 0.4).table.is_empty());
+        // The memo: each node's power is its area's `powf`, read back while its area stays,
+        // taken again when it changes by one bit, whatever the other nodes do.
+        for (cells, m) in [(vec![1.0, 2.0, 3.5], 0.4), (vec![900.0; 3], 0.5)] {
+            let power = AreaPower::new(&cells, m).with_memo(3);
+            for (i, a) in [
+                (0, 1.5),
+                (1, 1.5),
+                (0, 1.5),
+                (0, 1.5f64.next_up()),
+                (2, 1e9),
+                (0, 1.5),
+                (2, 1e9),
+                (2, 0.0),
+                (1, 1.5),
+            ] {
+                assert_eq!(power.of(i, a).to_bits(), a.powf(m).to_bits(), "{i} {a}");
+            }
+        }
     }
 
     #[test]

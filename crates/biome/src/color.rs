@@ -163,6 +163,9 @@ pub fn gaussian_blur(table: ArrayView3<'_, f32>, sigma: f64) -> Array3<f32> {
     // Axis 0: output row i = sum_t w_t * source row clamp(i + t - r).
     let mut pass0 = vec![0.0f32; n0 * row];
     pass0.par_chunks_mut(row).enumerate().for_each(|(i, out)| {
+        // Written before `axpy` reads it: a fresh zeroed page read first is mapped to the
+        // zero page and copied on the first write (two faults and a TLB shootdown).
+        out.fill(0.0);
         for (t, &w) in kernel.iter().enumerate() {
             let ii = (i + t).saturating_sub(radius).min(n0 - 1);
             axpy(out, w, &src[ii * row..(ii + 1) * row]);
@@ -174,6 +177,7 @@ pub fn gaussian_blur(table: ArrayView3<'_, f32>, sigma: f64) -> Array3<f32> {
         .par_chunks_mut(row)
         .zip(pass0.par_chunks(row))
         .for_each_init(Vec::new, |padded, (out, input)| {
+            out.fill(0.0);
             padded.clear();
             for _ in 0..radius {
                 padded.extend_from_slice(&input[..nc]);

@@ -616,6 +616,12 @@ pub fn stroke_coverage(strokes: &[Stroke], grid: &PixelGrid) -> Vec<f32> {
         .for_each(|(band, (chunk, bin))| {
             let row0 = band * BAND;
             let rows = chunk.len() / nx;
+            // Written before the capsules read it: a fresh zeroed page read first is mapped
+            // to the shared zero page, then copied on the first write (a second fault and a
+            // TLB shootdown across the threads).
+            if !bin.is_empty() {
+                chunk.fill(0.0);
+            }
             for &i in bin {
                 draw_capsule(&capsules[i as usize], chunk, nx, row0, rows);
             }

@@ -97,9 +97,10 @@ pub fn priority_flood(
         seeds,
         order,
     );
+    // In the parents' own buffer (`into_iter` collects in place: no fresh pages).
     let downstream: Vec<i32> = parent
-        .iter()
-        .map(|&p| if p == u32::MAX { -1 } else { p as i32 })
+        .into_iter()
+        .map(|p| if p == u32::MAX { -1 } else { p as i32 })
         .collect();
     // Every node the flood reached is in `order` (the outlets too); the rest come last.
     let n_reached = order.len();
@@ -206,8 +207,9 @@ pub fn sea_distance(routing: &Routing, xy: &[f64]) -> Result<(Vec<u32>, Vec<f32>
     let n = routing.filled.len();
     check_len("xy", xy.len(), 2 * n)?;
     // Each corner's step to its downstream corner, in parallel (`hypot` is the costly part);
-    // then the sums in flood order, downstream first.
-    let step: Vec<f64> = (0..n)
+    // then the sums in flood order, downstream first, in the steps' own buffer (a corner's
+    // step is read once, before its length replaces it; no second array of fresh pages).
+    let mut length: Vec<f64> = (0..n)
         .into_par_iter()
         .with_min_len(4096)
         .map(|c| {
@@ -220,17 +222,15 @@ pub fn sea_distance(routing: &Routing, xy: &[f64]) -> Result<(Vec<u32>, Vec<f32>
         })
         .collect();
     let mut hops = vec![0u32; n];
-    let mut length = vec![0f64; n];
     for &c in &routing.order {
         let c = c as usize;
         let d = routing.downstream[c];
         if d >= 0 {
             let d = d as usize;
             hops[c] = hops[d] + 1;
-            length[c] = length[d] + step[c];
+            length[c] += length[d];
         }
     }
-    drop(step);
     Ok((hops, length.into_iter().map(|v| v as f32).collect()))
 }
 

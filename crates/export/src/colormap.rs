@@ -225,50 +225,61 @@ fn lake_depth(world: &World, corner_e: &[f32]) -> Result<(Vec<f32>, Vec<f32>), E
     Ok((region, corner))
 }
 
-/// Per-region slopes (dz/dx, dz/dy, metres per metre; x east, y south) of the land surface in
-/// metres (elevation below 0 as 0): the mean of the planes of each region's triangles, summed
-/// in corner order. Corners take the mean of their three regions.
 /// Per-region and per-corner values of a field.
 type RegionCorner<T> = (Vec<T>, Vec<T>);
 
+/// Per-region slopes (dz/dx, dz/dy, metres per metre; x east, y south) of the land surface in
+/// metres (elevation below 0 as 0): the mean of the planes of each region's triangles, summed
+/// in corner order. Corners take the mean of their three regions. The planes are found in
+/// parallel, then summed in one pass in corner order (the same sums on any thread count).
 fn slopes(world: &World) -> Result<RegionCorner<[f32; 2]>, ExportError> {
     let mesh = world.mesh()?;
     let region_e = world.view1::<f32>("region_elevation")?;
     let m = world.meta.world_size_m / world.meta.width;
     let h = |r: usize| f64::from(region_e[r].max(0.0)) * world.meta.max_height_m;
-    let n = mesh.n_regions();
-    let mut sum = vec![[0.0f64; 3]; n];
-    for t in mesh.corner_regions.rows() {
-        let [a, b, c] = [t[0] as usize, t[1] as usize, t[2] as usize];
-        let p = |r: usize| (mesh.region_xy[[r, 0]] * m, mesh.region_xy[[r, 1]] * m);
-        let ((xa, ya), (xb, yb), (xc, yc)) = (p(a), p(b), p(c));
-        let (ha, hb, hc) = (h(a), h(b), h(c));
-        let det = (xb - xa) * (yc - ya) - (xc - xa) * (yb - ya);
-        if det.abs() < 1e-12 {
+    let tri = &mesh.corner_regions;
+    let corners = |c: usize| [0, 1, 2].map(|k| tri[[c, k]] as usize);
+    let planes: Vec<Option<[f64; 2]>> = (0..mesh.n_corners())
+        .into_par_iter()
+        .map(|c| {
+            let [a, b, c] = corners(c);
+            let p = |r: usize| (mesh.region_xy[[r, 0]] * m, mesh.region_xy[[r, 1]] * m);
+            let ((xa, ya), (xb, yb), (xc, yc)) = (p(a), p(b), p(c));
+            let (ha, hb, hc) = (h(a), h(b), h(c));
+            let det = (xb - xa) * (yc - ya) - (xc - xa) * (yb - ya);
+            if det.abs() < 1e-12 {
+                return None;
+            }
+            let gx = ((hb - ha) * (yc - ya) - (hc - ha) * (yb - ya)) / det;
+            let gy = ((xb - xa) * (hc - ha) - (xc - xa) * (hb - ha)) / det;
+            Some([gx, gy])
+        })
+        .collect();
+    let mut sum = vec![[0.0f64; 3]; mesh.n_regions()];
+    for (c, plane) in planes.iter().enumerate() {
+        let Some([gx, gy]) = *plane else {
             continue;
-        }
-        let gx = ((hb - ha) * (yc - ya) - (hc - ha) * (yb - ya)) / det;
-        let gy = ((xb - xa) * (hc - ha) - (xc - xa) * (hb - ha)) / det;
-        for r in [a, b, c] {
+        };
+        for r in corners(c) {
             sum[r][0] += gx;
             sum[r][1] += gy;
             sum[r][2] += 1.0;
         }
     }
     let region: Vec<[f32; 2]> = sum
-        .iter()
+        .par_iter()
         .map(|s| {
             let k = s[2].max(1.0);
             [(s[0] / k) as f32, (s[1] / k) as f32]
         })
         .collect();
-    let corner = mesh
-        .corner_regions
-        .rows()
-        .into_iter()
-        .map(|t| {
-            let g = t.iter().map(|&r| region[r as usize]);
-            let (x, y) = g.fold((0.0, 0.0), |acc, v| (acc.0 + v[0], acc.1 + v[1]));
+    let corner = (0..mesh.n_corners())
+        .into_par_iter()
+        .map(|c| {
+            let g = corners(c).map(|r| region[r]);
+            let (x, y) = g
+                .iter()
+                .fold((0.0, 0.0), |acc, v| (acc.0 + v[0], acc.1 + v[1]));
             [x / 3.0, y / 3.0]
         })
         .collect();
@@ -400,20 +411,21 @@ fn water_fields(world: &World) -> Result<(RegionCorner<f32>, RegionCorner<f32>),
 /// colour map's shore rule. Reads the mesh, `region_elevation` (`corner_elevation`),
 /// `region_water` and, when present, `region_lake` and `lake_surface`.
 pub fn water_coverage(world: &World, grid: &PixelGrid) -> Result<Array2<f32>, ExportError> {
-    let fields = water_raster(world, grid, None)?;
+    let fields = water_raster(world, grid, water_fields(world)?, None)?;
     let f = fields.as_slice().expect("a new raster is contiguous");
     let out = water_cover(f, grid.nx, grid.ny);
     Ok(Array2::from_shape_vec((grid.ny, grid.nx), out).expect("one value per pixel"))
 }
 
-/// The elevation and lake depth interpolated on `grid` (`ny x nx x 2`), through `plan` when
-/// given (a plan of the world's mesh on the grid: the same bytes).
+/// The elevation and lake depth (`fields`, [`water_fields`]) interpolated on `grid` (`ny x nx
+/// x 2`), through `plan` when given (a plan of the world's mesh on the grid: the same bytes).
 fn water_raster(
     world: &World,
     grid: &PixelGrid,
+    fields: (RegionCorner<f32>, RegionCorner<f32>),
     plan: Option<&PiecePlan>,
 ) -> Result<Array3<f32>, ExportError> {
-    let ((re, ce), (rd, cd)) = water_fields(world)?;
+    let ((re, ce), (rd, cd)) = fields;
     let (mesh, sampling) = (world.mesh()?, grid.sampling());
     let region = |r: usize| [re[r], rd[r]];
     let corner = |c: usize| [ce[c], cd[c]];
@@ -571,10 +583,17 @@ impl Shore {
     /// The shore of `grid`, with a plan and the water held where they pay when `shared`.
     fn build(world: &World, grid: &PixelGrid, shared: bool) -> Result<Shore, ExportError> {
         let (mesh, sampling) = (world.mesh()?, grid.sampling());
-        let plan = (shared && PiecePlan::pays(mesh, &sampling))
-            .then(|| PiecePlan::of_mesh(mesh, &sampling))
-            .transpose()?;
-        let fields = water_raster(world, grid, plan.as_ref())?
+        // The mesh's values (a few serial passes) made beside the plan (the pixels' walk).
+        let (plan, values) = rayon::join(
+            || {
+                (shared && PiecePlan::pays(mesh, &sampling))
+                    .then(|| PiecePlan::of_mesh(mesh, &sampling))
+                    .transpose()
+            },
+            || water_fields(world),
+        );
+        let plan = plan?;
+        let fields = water_raster(world, grid, values?, plan.as_ref())?
             .into_raw_vec_and_offset()
             .0;
         let (nx, ny) = (grid.nx, grid.ny);

@@ -25,9 +25,21 @@ fn encode(
 /// Writes a 16-bit grayscale PNG, row 0 first (`[row, col]`).
 pub fn write_gray16(w: &mut dyn Write, pixels: ArrayView2<'_, u16>) -> Result<(), ExportError> {
     let (ny, nx) = pixels.dim();
-    // PNG stores 16-bit samples big-endian; the encoder expects native-endian input.
-    let bytes: Vec<u8> = pixels.iter().flat_map(|v| v.to_ne_bytes()).collect();
-    encode(w, &bytes, nx, ny, ExtendedColorType::L16)
+    // PNG stores 16-bit samples big-endian; the encoder expects native-endian input: the
+    // samples' own bytes when row-major (no copy).
+    match pixels.as_slice() {
+        Some(samples) => encode(
+            w,
+            bytemuck::cast_slice(samples),
+            nx,
+            ny,
+            ExtendedColorType::L16,
+        ),
+        None => {
+            let bytes: Vec<u8> = pixels.iter().flat_map(|v| v.to_ne_bytes()).collect();
+            encode(w, &bytes, nx, ny, ExtendedColorType::L16)
+        }
+    }
 }
 
 /// Writes an 8-bit grayscale PNG.
@@ -97,5 +109,18 @@ mod tests {
             .map(|b| u16::from_be_bytes([b[0], b[1]]))
             .collect();
         assert_eq!(back, pixels.iter().copied().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn gray16_of_a_column_major_view_is_the_file_of_its_row_major_copy() {
+        // Row-major samples are handed over as they lie; any other layout through a copy.
+        let pixels = Array2::from_shape_fn((5, 3), |(r, c)| (r * 3 + c) as u16 * 3001 + 11);
+        let transposed = pixels.t();
+        assert!(transposed.as_slice().is_none());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        write_gray16(&mut a, transposed).unwrap();
+        write_gray16(&mut b, transposed.as_standard_layout().view()).unwrap();
+        assert_eq!(a, b);
+        assert!(a.len() > 8);
     }
 }

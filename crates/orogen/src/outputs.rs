@@ -571,23 +571,48 @@ fn write_biome_outputs(
         return Ok(());
     }
     let grid = raster_grid(world, config)?;
-    if colors {
+    let paint_colors = || -> Result<Option<ndarray::Array3<u8>>, Error> {
+        if !colors {
+            return Ok(None);
+        }
         let options = colormap::ColormapOptions {
             hillshade: config.export.hillshade,
             ..colormap_options(config)
         };
-        let image = match shore {
+        Ok(Some(match shore {
             Some(shore) => colormap::colormap_on(world, &grid, &options, shore)?,
             None => colormap::colormap(world, &grid, &options)?,
-        };
-        out.write("colormap.png", |w| png::write_rgb8(w, image.view()))?;
-    }
-    if biomes {
+        }))
+    };
+    let write_colors = |out: &mut OutDir, image: Option<ndarray::Array3<u8>>| match image {
+        Some(image) => out
+            .write("colormap.png", |w| png::write_rgb8(w, image.view()))
+            .map(|_| ()),
+        None => Ok(()),
+    };
+    let paint_biomes = || -> Result<Option<ndarray::Array3<u8>>, Error> {
+        if !biomes {
+            return Ok(None);
+        }
         let palette = config.biome.palette.by_id();
-        let flat = match shore {
+        Ok(Some(match shore {
             Some(shore) => colormap::biome_map_on(world, &grid, &palette, shore)?,
             None => colormap::biome_map(world, &grid, &palette)?,
-        };
+        }))
+    };
+    // On a shared shore (outputs side by side) the colour map's PNG encoding (one thread) runs
+    // beside the biome map's painting; one at a time, the colour map is written and dropped
+    // first (the peak holds one image).
+    let flat = if shore.is_some() {
+        let image = paint_colors()?;
+        let (colored, flat) = rayon::join(|| write_colors(out, image), paint_biomes);
+        colored?;
+        flat?
+    } else {
+        write_colors(out, paint_colors()?)?;
+        paint_biomes()?
+    };
+    if let Some(flat) = flat {
         out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
     }
     Ok(())

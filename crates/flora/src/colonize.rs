@@ -304,24 +304,27 @@ impl<const D: usize> Growth<'_, D> {
         let closest = &mut self.closest;
         let pulls = &mut self.pulls;
         let n_alive = &mut self.n_alive;
-        self.grid.for_each_in_box(
-            p.map(|v| v - self.params.influence_radius),
-            p.map(|v| v + self.params.influence_radius),
-            |a| {
+        // Dead attractors (reached, or abandoned) leave the grid as the walk meets them: each
+        // live one's update depends on itself alone, so fewer visited change nothing else.
+        let reach = self.params.influence_radius;
+        self.grid
+            .retain_in_box(p.map(|v| v - reach), p.map(|v| v + reach), |a| {
                 let a = a as usize;
                 if !alive[a] {
-                    return;
+                    return false;
                 }
                 let d2 = dist2(&attractors[a], &p);
                 if d2 < kill2 {
                     alive[a] = false;
                     *n_alive -= 1;
-                } else if d2 < influence2 && closest[a].is_none_or(|(_, best)| d2 < best) {
+                    return false;
+                }
+                if d2 < influence2 && closest[a].is_none_or(|(_, best)| d2 < best) {
                     closest[a] = Some((idx, d2));
                     pulls[a] = 0;
                 }
-            },
-        );
+                true
+            });
         idx
     }
 
@@ -364,7 +367,9 @@ pub fn grow<const D: usize>(
         return Err(Error::NonFinite("space colonisation point"));
     }
     let mut rng = orogen_world::seed::rng_from_seed(seed);
-    let cell = (params.influence_radius * 0.5).max(f64::MIN_POSITIVE);
+    // Cells of the influence radius: a new node's walk (its influence box) meets 2-3 cells an
+    // axis. Half that made it 4-5 (up to 125 in 3-D, most of them empty) and took 10% longer.
+    let cell = params.influence_radius.max(f64::MIN_POSITIVE);
     let mut g = Growth {
         params,
         attractors,

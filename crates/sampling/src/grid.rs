@@ -32,6 +32,10 @@ pub struct BoxGrid<const D: usize> {
     dims: [usize; D],
     offsets: Vec<u32>,
     items: Vec<u32>,
+    /// Where each cell's items end once [`BoxGrid::retain_in_box`] dropped some (each cell's
+    /// kept items first, in their order); empty until then (each cell ends where the next
+    /// begins).
+    ends: Vec<u32>,
 }
 
 impl<const D: usize> BoxGrid<D> {
@@ -58,6 +62,7 @@ impl<const D: usize> BoxGrid<D> {
             dims,
             offsets: vec![0; n_cells + 1],
             items: Vec::new(),
+            ends: Vec::new(),
         };
         let ranges: Vec<([usize; D], [usize; D])> = (0..n)
             .map(|i| {
@@ -103,14 +108,21 @@ impl<const D: usize> BoxGrid<D> {
 
     /// The items listed in the cell at `coords` (each below its axis's `dims`).
     pub fn items_at(&self, coords: [usize; D]) -> &[u32] {
-        let c = flat(&self.dims, coords);
-        &self.items[self.offsets[c] as usize..self.offsets[c + 1] as usize]
+        self.cell_items(flat(&self.dims, coords))
     }
 
-    /// Calls `f` with every item listed in the cells the box `lo..=hi` overlaps (an item once
-    /// per such cell; cells in index order, the first axis fastest). Nothing when the box lies
-    /// outside the grid.
-    pub fn for_each_in_box(&self, lo: [f64; D], hi: [f64; D], mut f: impl FnMut(u32)) {
+    /// The items listed in cell `c` (flat index).
+    fn cell_items(&self, c: usize) -> &[u32] {
+        let end = match self.ends.get(c) {
+            Some(&end) => end,
+            None => self.offsets[c + 1],
+        };
+        &self.items[self.offsets[c] as usize..end as usize]
+    }
+
+    /// The cells the box `lo..=hi` overlaps, as the first and last cell along each axis; `None`
+    /// when the box lies outside the grid.
+    fn cell_box(&self, lo: [f64; D], hi: [f64; D]) -> Option<([usize; D], [usize; D])> {
         let mut a = [0usize; D];
         let mut b = [0usize; D];
         for k in 0..D {
@@ -118,15 +130,50 @@ impl<const D: usize> BoxGrid<D> {
             let to = ((hi[k] - self.origin[k]) / self.cell).floor();
             let max = (self.dims[k] - 1) as f64;
             if to < 0.0 || from > max {
-                return;
+                return None;
             }
             a[k] = from.max(0.0) as usize;
             b[k] = to.min(max) as usize;
         }
+        Some((a, b))
+    }
+
+    /// Calls `f` with every item listed in the cells the box `lo..=hi` overlaps (an item once
+    /// per such cell; cells in index order, the first axis fastest). Nothing when the box lies
+    /// outside the grid.
+    pub fn for_each_in_box(&self, lo: [f64; D], hi: [f64; D], mut f: impl FnMut(u32)) {
+        let Some((a, b)) = self.cell_box(lo, hi) else {
+            return;
+        };
         for_each_cell(&self.dims, a, b, |c| {
-            for &i in &self.items[self.offsets[c] as usize..self.offsets[c + 1] as usize] {
+            for &i in self.cell_items(c) {
                 f(i);
             }
+        });
+    }
+
+    /// [`BoxGrid::for_each_in_box`], dropping from each cell the items for which `keep`
+    /// returns false: later queries do not see them (items a query is done with, such as
+    /// attractors a growing tree has reached). Each cell keeps its other items in their order.
+    pub fn retain_in_box(&mut self, lo: [f64; D], hi: [f64; D], mut keep: impl FnMut(u32) -> bool) {
+        let Some((a, b)) = self.cell_box(lo, hi) else {
+            return;
+        };
+        if self.ends.is_empty() {
+            self.ends = self.offsets[1..].to_vec();
+        }
+        let (offsets, items, ends) = (&self.offsets, &mut self.items, &mut self.ends);
+        for_each_cell(&self.dims, a, b, |c| {
+            let (start, end) = (offsets[c] as usize, ends[c] as usize);
+            let mut kept = start;
+            for k in start..end {
+                let i = items[k];
+                if keep(i) {
+                    items[kept] = i;
+                    kept += 1;
+                }
+            }
+            ends[c] = kept as u32;
         });
     }
 }
@@ -272,6 +319,54 @@ mod tests {
         let mut none = Vec::new();
         g.for_each_in_box([2.0, 2.0], [3.0, 3.0], |i| none.push(i));
         assert!(none.is_empty(), "a box outside the grid finds nothing");
+    }
+
+    /// Items dropped by `retain_in_box` are gone from every later query, the rest listed as
+    /// before, in order; a grid nothing was dropped from reads as built.
+    #[test]
+    fn retained_items_are_the_only_ones_queries_see_after() {
+        let mut next = uniform(5);
+        let points: Vec<[f64; 2]> = (0..500).map(|_| [next(), next()]).collect();
+        let mut grid = BoxGrid::from_points([0.0; 2], 0.1, [10, 10], &points);
+        let all = |g: &BoxGrid<2>| {
+            let mut found = Vec::new();
+            g.for_each_in_box([0.0; 2], [1.0; 2], |i| found.push(i));
+            found
+        };
+        let before = all(&grid);
+        assert_eq!(before.len(), 500);
+        let mut dropped = vec![false; 500];
+        for _ in 0..50 {
+            let p = [next(), next()];
+            let r = 0.15 * next();
+            grid.retain_in_box(p.map(|v| v - r), p.map(|v| v + r), |i| {
+                let q = points[i as usize];
+                let gone = (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2) < r * r;
+                dropped[i as usize] |= gone;
+                !gone
+            });
+        }
+        let expected: Vec<u32> = before
+            .iter()
+            .copied()
+            .filter(|&i| !dropped[i as usize])
+            .collect();
+        assert!(
+            expected.len() < 450 && expected.len() > 50,
+            "{}",
+            expected.len()
+        );
+        assert_eq!(all(&grid), expected);
+        for cx in 0..10 {
+            for cy in 0..10 {
+                let cell = grid.items_at([cx, cy]);
+                assert!(cell.iter().all(|&i| !dropped[i as usize]));
+                assert!(
+                    cell.windows(2).all(|w| w[0] < w[1]),
+                    "cells keep index order"
+                );
+            }
+        }
     }
 
     /// The hash grid finds a point within a distance exactly when a scan does, wherever the

@@ -1,5 +1,5 @@
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -251,8 +251,9 @@ fn run_jobs<R: Send>(
     // One at a time ([`side_by_side`] says when), each output builds its own shore, dropped
     // with it.
     // Its rivers are drawn beside the jobs that read none of them (`after_rivers` holds those
-    // that do).
-    let shore = if side_by_side && (biome_maps || river_mask) {
+    // that do). Each job that reads it holds it, so the last to finish with it frees it while
+    // the others still run (the 50 MB of a 1024 px shore take milliseconds to unmap).
+    let (shore, shore_grid) = if side_by_side && (biome_maps || river_mask) {
         let grid = raster_grid(world, config)?;
         // Its plan and held water serve the colour and biome maps and the splat maps; for the
         // river mask alone they would cost more than they save.
@@ -261,13 +262,9 @@ fn run_jobs<R: Send>(
         } else {
             colormap::Shore::without_rivers_alone(world, &grid)?
         };
-        Some((shore, grid))
+        (Some(Arc::new(shore)), Some(grid))
     } else {
-        None
-    };
-    let (shore, shore_grid) = match &shore {
-        Some((shore, grid)) => (Some(shore), Some(grid)),
-        None => (None, None),
+        (None, None)
     };
     let landscape_sampling = &shared.landscape_sampling;
     let written_mapping = &shared.written_mapping;
@@ -288,6 +285,7 @@ fn run_jobs<R: Send>(
     }
     if biome_maps {
         let (colors, biomes) = (wants(Colormap), wants(Biomes));
+        let shore = shore.clone();
         after_rivers.push((
             2,
             Box::new(move |out| write_biome_outputs(world, config, colors, biomes, shore, out)),
@@ -322,11 +320,12 @@ fn run_jobs<R: Send>(
         };
         if files.png || files.r16 || files.exr {
             let mapping = written_mapping;
+            let shore = shore.clone();
             jobs.push((
                 5,
                 Box::new(move |out| {
                     // The shore's elevation when there is one: the same raster, made once.
-                    let elevation = match shore {
+                    let elevation = match &shore {
                         Some(shore) => shore.elevation(),
                         None => colormap::elevation_raster(world, &grid)?,
                     };
@@ -345,10 +344,11 @@ fn run_jobs<R: Send>(
         }
         // Rivers (hydrology): an 8-bit antialiased mask at the heightmap's size.
         if river_mask {
+            let shore = shore.clone();
             after_rivers.push((
                 6,
                 Box::new(move |out| {
-                    let mask = match shore {
+                    let mask = match &shore {
                         Some(shore) => orogen_export::rivers::river_mask_on(shore),
                         None => orogen_export::rivers::river_mask(
                             world,
@@ -367,11 +367,13 @@ fn run_jobs<R: Send>(
     // Engine terrain layers: splat maps per biome group.
     if world.has_mesh() && wants(Splat) {
         let grid = raster_grid(world, config)?;
+        let shore = shore.clone();
         jobs.push((
             7,
             Box::new(move |out| {
                 // Through the shore's plan of the mesh on the grid, when it made one.
                 let plan = shore
+                    .as_deref()
                     .and_then(colormap::Shore::plan)
                     .filter(|plan| *plan.sampling() == grid.sampling());
                 orogen_export::splat::write_layers_on(out, world, &grid, plan)?;
@@ -424,13 +426,15 @@ fn run_jobs<R: Send>(
         Ok((k, part))
     };
     let (parts, besides) = if side_by_side {
-        let draw_then_run = || -> Vec<Result<(usize, OutDir), Error>> {
-            if let (Some(shore), Some(grid)) = (shore, shore_grid) {
+        let draw_then_run = move || -> Vec<Result<(usize, OutDir), Error>> {
+            if let (Some(shore), Some(grid)) = (&shore, &shore_grid) {
                 let style = orogen_export::stroke::StrokeStyle::default();
                 if let Err(e) = shore.draw_rivers(world, grid, Some(&style)) {
                     return vec![Err(e.into())];
                 }
             }
+            // The jobs that read the shore hold it from here.
+            drop(shore);
             after_rivers.into_par_iter().map(run).collect()
         };
         let ((mut parts, besides), late) = rayon::join(
@@ -564,58 +568,68 @@ fn write_biome_outputs(
     config: &Config,
     colors: bool,
     biomes: bool,
-    shore: Option<&colormap::Shore>,
+    shore: Option<Arc<colormap::Shore>>,
     out: &mut OutDir,
 ) -> Result<(), Error> {
     if !(colors || biomes) {
         return Ok(());
     }
     let grid = raster_grid(world, config)?;
-    let paint_colors = || -> Result<Option<ndarray::Array3<u8>>, Error> {
-        if !colors {
-            return Ok(None);
-        }
-        let options = colormap::ColormapOptions {
-            hillshade: config.export.hillshade,
-            ..colormap_options(config)
+    let paint_colors =
+        |shore: Option<&colormap::Shore>| -> Result<Option<ndarray::Array3<u8>>, Error> {
+            if !colors {
+                return Ok(None);
+            }
+            let options = colormap::ColormapOptions {
+                hillshade: config.export.hillshade,
+                ..colormap_options(config)
+            };
+            Ok(Some(match shore {
+                Some(shore) => colormap::colormap_on(world, &grid, &options, shore)?,
+                None => colormap::colormap(world, &grid, &options)?,
+            }))
         };
-        Ok(Some(match shore {
-            Some(shore) => colormap::colormap_on(world, &grid, &options, shore)?,
-            None => colormap::colormap(world, &grid, &options)?,
-        }))
-    };
     let write_colors = |out: &mut OutDir, image: Option<ndarray::Array3<u8>>| match image {
         Some(image) => out
             .write("colormap.png", |w| png::write_rgb8(w, image.view()))
             .map(|_| ()),
         None => Ok(()),
     };
-    let paint_biomes = || -> Result<Option<ndarray::Array3<u8>>, Error> {
-        if !biomes {
-            return Ok(None);
-        }
-        let palette = config.biome.palette.by_id();
-        Ok(Some(match shore {
-            Some(shore) => colormap::biome_map_on(world, &grid, &palette, shore)?,
-            None => colormap::biome_map(world, &grid, &palette)?,
-        }))
+    let paint_biomes =
+        |shore: Option<&colormap::Shore>| -> Result<Option<ndarray::Array3<u8>>, Error> {
+            if !biomes {
+                return Ok(None);
+            }
+            let palette = config.biome.palette.by_id();
+            Ok(Some(match shore {
+                Some(shore) => colormap::biome_map_on(world, &grid, &palette, shore)?,
+                None => colormap::biome_map(world, &grid, &palette)?,
+            }))
+        };
+    let write_biomes = |out: &mut OutDir, flat: Option<ndarray::Array3<u8>>| match flat {
+        Some(flat) => out
+            .write("biomes.png", |w| png::write_rgb8(w, flat.view()))
+            .map(|_| ()),
+        None => Ok(()),
     };
     // On a shared shore (outputs side by side) the colour map's PNG encoding (one thread) runs
-    // beside the biome map's painting; one at a time, the colour map is written and dropped
-    // first (the peak holds one image).
-    let flat = if shore.is_some() {
-        let image = paint_colors()?;
-        let (colored, flat) = rayon::join(|| write_colors(out, image), paint_biomes);
-        colored?;
-        flat?
-    } else {
-        write_colors(out, paint_colors()?)?;
-        paint_biomes()?
-    };
-    if let Some(flat) = flat {
-        out.write("biomes.png", |w| png::write_rgb8(w, flat.view()))?;
+    // beside the biome map's painting, then the biome map's beside this job letting go of the
+    // shore (the last job's hold frees its 50 MB, milliseconds of unmapping); one at a time,
+    // the colour map is written and dropped first (the peak holds one image).
+    match shore {
+        Some(held) => {
+            let image = paint_colors(Some(&held))?;
+            let (colored, flat) =
+                rayon::join(|| write_colors(out, image), || paint_biomes(Some(&held)));
+            colored?;
+            let flat = flat?;
+            Ok(rayon::join(move || drop(held), || write_biomes(out, flat)).1?)
+        }
+        None => {
+            write_colors(out, paint_colors(None)?)?;
+            Ok(write_biomes(out, paint_biomes(None)?)?)
+        }
     }
-    Ok(())
 }
 
 /// `landscape.png`: the classic raster landscape, `export.resolution` pixels wide.

@@ -77,8 +77,20 @@ pub fn write_r16(
     w: &mut dyn std::io::Write,
     pixels: ndarray::ArrayView2<'_, u16>,
 ) -> Result<(), ExportError> {
-    let bytes: Vec<u8> = pixels.iter().flat_map(|v| v.to_le_bytes()).collect();
-    w.write_all(&bytes).map_err(crate::atomic::io(FILE_R16))
+    // Row-major samples on a little-endian machine are the file's bytes as they lie.
+    let written = match pixels.as_slice() {
+        Some(samples) if cfg!(target_endian = "little") => {
+            w.write_all(bytemuck::cast_slice(samples))
+        }
+        _ => {
+            let mut bytes = Vec::with_capacity(2 * pixels.len());
+            for v in pixels.iter() {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            w.write_all(&bytes)
+        }
+    };
+    written.map_err(crate::atomic::io(FILE_R16))
 }
 
 /// Which of the heightmap files to write.
@@ -171,6 +183,25 @@ mod tests {
     fn world() -> World {
         // A ramp from -1 (west) to 1 (east).
         crate::test_worlds::shaped(20, 2, WorldMeta::default(), |x, _| (2.0 * x - 1.0) as f32)
+    }
+
+    #[test]
+    fn r16_is_little_endian_row_major_whatever_the_layout() {
+        let pixels =
+            ndarray::Array2::from_shape_fn((2, 3), |(r, c)| (r * 3 + c) as u16 * 0x0101 + 0x0A00);
+        let mut bytes = Vec::new();
+        write_r16(&mut bytes, pixels.view()).unwrap();
+        let expected: Vec<u8> = (0..6u16)
+            .flat_map(|k| (k * 0x0101 + 0x0A00).to_le_bytes())
+            .collect();
+        assert_eq!(bytes, expected);
+        // A column-major view is written as its row-major copy.
+        let t = pixels.t();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        write_r16(&mut a, t).unwrap();
+        write_r16(&mut b, t.as_standard_layout().view()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(&a[..4], &[0x00, 0x0A, 0x03, 0x0D]);
     }
 
     #[test]

@@ -589,9 +589,10 @@ fn write_biome_outputs(
                 None => colormap::colormap(world, &grid, &options)?,
             }))
         };
-    let write_colors = |out: &mut OutDir, image: Option<ndarray::Array3<u8>>| match image {
+    // An image painted (when asked for) written as an RGB PNG.
+    let write_rgb = |out: &mut OutDir, name: &str, image: Option<ndarray::Array3<u8>>| match image {
         Some(image) => out
-            .write("colormap.png", |w| png::write_rgb8(w, image.view()))
+            .write(name, |w| png::write_rgb8(w, image.view()))
             .map(|_| ()),
         None => Ok(()),
     };
@@ -606,12 +607,6 @@ fn write_biome_outputs(
                 None => colormap::biome_map(world, &grid, &palette)?,
             }))
         };
-    let write_biomes = |out: &mut OutDir, flat: Option<ndarray::Array3<u8>>| match flat {
-        Some(flat) => out
-            .write("biomes.png", |w| png::write_rgb8(w, flat.view()))
-            .map(|_| ()),
-        None => Ok(()),
-    };
     // On a shared shore (outputs side by side) the colour map's PNG encoding (one thread) runs
     // beside the biome map's painting, then the biome map's beside this job letting go of the
     // shore (the last job's hold frees its 50 MB, milliseconds of unmapping); one at a time,
@@ -619,15 +614,17 @@ fn write_biome_outputs(
     match shore {
         Some(held) => {
             let image = paint_colors(Some(&held))?;
-            let (colored, flat) =
-                rayon::join(|| write_colors(out, image), || paint_biomes(Some(&held)));
+            let (colored, flat) = rayon::join(
+                || write_rgb(out, "colormap.png", image),
+                || paint_biomes(Some(&held)),
+            );
             colored?;
             let flat = flat?;
-            Ok(rayon::join(move || drop(held), || write_biomes(out, flat)).1?)
+            Ok(rayon::join(move || drop(held), || write_rgb(out, "biomes.png", flat)).1?)
         }
         None => {
-            write_colors(out, paint_colors(None)?)?;
-            Ok(write_biomes(out, paint_biomes(None)?)?)
+            write_rgb(out, "colormap.png", paint_colors(None)?)?;
+            Ok(write_rgb(out, "biomes.png", paint_biomes(None)?)?)
         }
     }
 }

@@ -324,8 +324,9 @@ fn run_jobs<R: Send>(
             jobs.push((
                 5,
                 Box::new(move |out| {
-                    // The shore's elevation when there is one: the same raster, made once.
-                    let elevation = match &shore {
+                    // The shore's elevation when there is one: the same raster, made once (the
+                    // job's hold on the shore ends here).
+                    let elevation = match shore {
                         Some(shore) => shore.elevation(),
                         None => colormap::elevation_raster(world, &grid)?,
                     };
@@ -348,8 +349,8 @@ fn run_jobs<R: Send>(
             after_rivers.push((
                 6,
                 Box::new(move |out| {
-                    let mask = match &shore {
-                        Some(shore) => orogen_export::rivers::river_mask_on(shore),
+                    let mask = match shore {
+                        Some(shore) => orogen_export::rivers::river_mask_on(&shore),
                         None => orogen_export::rivers::river_mask(
                             world,
                             &grid,

@@ -152,9 +152,10 @@ impl<const D: usize> BoxGrid<D> {
         });
     }
 
-    /// [`BoxGrid::for_each_in_box`], dropping from each cell the items for which `keep`
-    /// returns false: later queries do not see them (items a query is done with, such as
-    /// attractors a growing tree has reached). Each cell keeps its other items in their order.
+    /// [`BoxGrid::for_each_in_box`], dropping from each cell it walks the items for which `keep`
+    /// returns false: later queries do not see them there (items a query is done with, such as
+    /// attractors a growing tree has reached; an item listed in several cells stays in those
+    /// the walk did not meet). Each cell keeps its other items in their order.
     pub fn retain_in_box(&mut self, lo: [f64; D], hi: [f64; D], mut keep: impl FnMut(u32) -> bool) {
         let Some((a, b)) = self.cell_box(lo, hi) else {
             return;

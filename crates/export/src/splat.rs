@@ -37,6 +37,25 @@ pub fn group_of(biome_id: u8) -> Option<usize> {
 /// Quantises weights summing to 1 into bytes summing to exactly 255 (largest remainder; ties
 /// to the lower group index).
 fn quantise(w: [f32; N_GROUPS]) -> [u8; N_GROUPS] {
+    // Most pixels lie in one group's pieces: one positive weight takes all 255 (as the
+    // remainders below give it: its scaled value floors to 254 or 255, and any rest goes to
+    // it), none leaves all 0. Not below 1e-30, where 255 over it overflows and the remainders
+    // give other bytes.
+    let mut positive = w.iter().enumerate().filter(|(_, v)| **v > 0.0);
+    match (positive.next(), positive.next()) {
+        (None, _) => return [0; N_GROUPS],
+        (Some((g, &v)), None) if v >= 1e-30 => {
+            let mut out = [0; N_GROUPS];
+            out[g] = 255;
+            return out;
+        }
+        _ => {}
+    }
+    quantise_shares(w)
+}
+
+/// [`quantise`] by the largest remainders, whatever the weights.
+fn quantise_shares(w: [f32; N_GROUPS]) -> [u8; N_GROUPS] {
     let total: f32 = w.iter().map(|v| v.max(0.0)).sum();
     let scale = if total > 0.0 { 255.0 / total } else { 0.0 };
     let mut out = [0u8; N_GROUPS];
@@ -188,6 +207,51 @@ mod tests {
         w.set_layer("region_biome", Domain::Region, biome.into_dyn())
             .unwrap();
         w
+    }
+
+    /// The shortcut for one positive weight (or none) gives what the remainders give.
+    #[test]
+    fn one_positive_weight_quantises_as_the_remainders_do() {
+        let mut state = 3u64;
+        let mut next = move || {
+            state = orogen_world::seed::splitmix64(state);
+            orogen_world::seed::unit_f64(state) as f32
+        };
+        let specials = [
+            0.0,
+            -0.0,
+            -1.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::MIN_POSITIVE,
+            1e-45,
+            1e-36,
+            1e-30,
+            1e-29,
+            1.0,
+            0.9999999,
+            1.0 / 3.0,
+        ];
+        let mut checked = 0;
+        for k in 0..20_000 {
+            let mut w = [0.0f32; N_GROUPS];
+            let g = k % N_GROUPS;
+            w[g] = if k < 2000 {
+                specials[k % specials.len()]
+            } else {
+                next()
+            };
+            // Now and then a negative or NaN weight elsewhere (not positive: still one).
+            if k % 3 == 0 {
+                w[(g + 1) % N_GROUPS] = if k % 2 == 0 { -next() } else { f32::NAN };
+            }
+            assert_eq!(quantise(w), quantise_shares(w), "{w:?}");
+            checked += 1;
+        }
+        assert_eq!(checked, 20_000);
+        // Two positive weights still go through the remainders.
+        let w = [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0];
+        assert_eq!(quantise(w), [128, 127, 0, 0, 0, 0, 0]);
     }
 
     #[test]

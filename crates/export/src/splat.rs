@@ -124,7 +124,8 @@ pub fn splat_maps_on(
     // quantised into the seven maps at once.
     let (nx, ny) = (grid.nx, grid.ny);
     let strip_rows = (16 << 20) / (nx * std::mem::size_of::<[f32; N_GROUPS]>()).max(1);
-    let mut maps = vec![vec![0u8; nx * ny]; N_GROUPS];
+    // Zeroed pages, each first touched where its row is written.
+    let mut maps: Vec<Vec<u8>> = (0..N_GROUPS).map(|_| vec![0u8; nx * ny]).collect();
     rasterize_mesh_fields_strips_on(
         mesh,
         plan,
@@ -133,13 +134,25 @@ pub fn splat_maps_on(
         &grid.sampling(),
         strip_rows,
         |row0, shares| {
-            let weights: Vec<[u8; N_GROUPS]> = shares.par_iter().map(|&w| quantise(w)).collect();
-            let at = row0 * nx;
-            maps.par_iter_mut().enumerate().for_each(|(g, map)| {
-                for (dst, w) in map[at..at + weights.len()].iter_mut().zip(&weights) {
-                    *dst = w[g];
-                }
-            });
+            // Each row's pixels quantised straight into the seven maps' rows.
+            let rows = shares.len() / nx;
+            let mut of_map: Vec<_> = maps
+                .iter_mut()
+                .map(|map| map[row0 * nx..(row0 + rows) * nx].chunks_exact_mut(nx))
+                .collect();
+            let targets: Vec<[&mut [u8]; N_GROUPS]> = (0..rows)
+                .map(|_| std::array::from_fn(|g| of_map[g].next().expect("a row of each map")))
+                .collect();
+            targets
+                .into_par_iter()
+                .zip(shares.par_chunks_exact(nx))
+                .for_each(|(mut out, row)| {
+                    for (i, &w) in row.iter().enumerate() {
+                        for (map, q) in out.iter_mut().zip(quantise(w)) {
+                            map[i] = q;
+                        }
+                    }
+                });
         },
     )?;
     Ok(maps

@@ -245,7 +245,6 @@ mod tests {
             0.9999999,
             1.0 / 3.0,
         ];
-        let mut checked = 0;
         for k in 0..20_000 {
             let mut w = [0.0f32; N_GROUPS];
             let g = k % N_GROUPS;
@@ -259,9 +258,7 @@ mod tests {
                 w[(g + 1) % N_GROUPS] = if k % 2 == 0 { -next() } else { f32::NAN };
             }
             assert_eq!(quantise(w), quantise_shares(w), "{w:?}");
-            checked += 1;
         }
-        assert_eq!(checked, 20_000);
         // Two positive weights still go through the remainders.
         let w = [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0];
         assert_eq!(quantise(w), [128, 127, 0, 0, 0, 0, 0]);

@@ -142,3 +142,40 @@ fn the_checks_catch_a_stale_readme() {
     fs::write(demo.join("Cargo.toml"), "description = \"x\"\n").unwrap();
     assert!(problems(&demo).iter().any(|p| p.contains("keywords")));
 }
+
+/// The user's project (`tests/consumer`) and the fuzz targets (`fuzz`) have lock files of their
+/// own, which CI builds with `--locked`: when a crate gains a dependency, they must list it too
+/// (a stale one failed CI once, after the export crate took `bytemuck`). `cargo update
+/// --workspace --locked --offline` changes nothing when a lock file is current and refuses when
+/// it would have to.
+#[test]
+fn outside_lock_files_are_current() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    for project in ["tests/consumer", "fuzz"] {
+        let manifest = workspace_root().join(project).join("Cargo.toml");
+        let out = std::process::Command::new(&cargo)
+            .args([
+                "update",
+                "--workspace",
+                "--locked",
+                "--offline",
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            .output()
+            .expect("cargo runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            continue;
+        }
+        assert!(
+            !stderr.contains("--locked"),
+            "{project}/Cargo.lock is stale: run `cargo update --workspace --manifest-path \
+             {project}/Cargo.toml` and commit it\n{stderr}"
+        );
+        // Anything else is the machine (a registry cache without these crates, offline).
+        let line = format!("cannot check {project}/Cargo.lock offline: {stderr}");
+        assert!(std::env::var_os("CI").is_none(), "{line}");
+        eprintln!("SKIPPED: {line}");
+    }
+}

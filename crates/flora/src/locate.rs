@@ -185,17 +185,38 @@ mod tests {
         let sites: Vec<[f64; 2]> = (0..500)
             .map(|_| [2.0 * rng.random::<f64>(), rng.random::<f64>()])
             .collect();
+        // The nearest site, ties to the lower index.
+        let brute = |sites: &[[f64; 2]], p: [f64; 2]| {
+            (0..sites.len()).min_by(|&a, &b| {
+                let da = (sites[a][0] - p[0]).powi(2) + (sites[a][1] - p[1]).powi(2);
+                let db = (sites[b][0] - p[0]).powi(2) + (sites[b][1] - p[1]).powi(2);
+                da.total_cmp(&db)
+            })
+        };
         let loc = SiteLocator::new(sites.clone(), 2.0, 1.0);
-        for _ in 0..2000 {
-            let p = [2.0 * rng.random::<f64>(), rng.random::<f64>()];
-            let brute = (0..sites.len())
-                .min_by(|&a, &b| {
-                    let da = (sites[a][0] - p[0]).powi(2) + (sites[a][1] - p[1]).powi(2);
-                    let db = (sites[b][0] - p[0]).powi(2) + (sites[b][1] - p[1]).powi(2);
-                    da.total_cmp(&db)
-                })
-                .unwrap();
-            assert_eq!(loc.region_of(p), Some(brute));
+        for i in 0..6000 {
+            // Inside the map, then around and beyond its edges (clamped into the grid).
+            let spread = if i < 4000 { 1.0 } else { 1.5 };
+            let p = [
+                2.0 * spread * rng.random::<f64>() - (spread - 1.0),
+                spread * rng.random::<f64>() - (spread - 1.0) / 2.0,
+            ];
+            assert_eq!(loc.region_of(p), brute(&sites, p), "{p:?}");
+        }
+        // Sites on a lattice whose spacing is the grid's cell (sites on the cells' borders),
+        // listed in a shuffled order, queried on the same lattice and between: ties everywhere.
+        let mut lattice: Vec<[f64; 2]> = (0..400)
+            .map(|i| [(i % 20) as f64 / 20.0, (i / 20) as f64 / 20.0])
+            .collect();
+        for i in (1..lattice.len()).rev() {
+            lattice.swap(i, rng.random_range(0..=i));
+        }
+        let loc = SiteLocator::new(lattice.clone(), 1.0, 1.0);
+        for i in 0..=40 {
+            for j in 0..=40 {
+                let p = [i as f64 / 40.0, j as f64 / 40.0];
+                assert_eq!(loc.region_of(p), brute(&lattice, p), "{p:?}");
+            }
         }
         assert_eq!(
             SiteLocator::new(vec![], 1.0, 1.0).region_of([0.5, 0.5]),

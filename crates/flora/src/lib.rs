@@ -56,4 +56,4 @@ pub use placement::{Ground, Instances, PACKING, Placement, place};
 pub use species::{
     BiomePlants, Envelope, FloraTable, Plant, Species, Storey, default_biomes, default_species,
 };
-pub use stage::{Params, Planted, plant, run};
+pub use stage::{Params, Planted, plant, plant_instances, run};

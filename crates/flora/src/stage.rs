@@ -169,20 +169,37 @@ pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
 #[derive(Clone, Debug)]
 pub struct Planted {
     instances: Instances,
-    models: Vec<TreeModel>,
+    /// `None` from [`plant_instances`].
+    models: Option<Vec<TreeModel>>,
 }
 
 impl Planted {
-    /// Writes the stage's layers (see [`run`]).
+    /// Writes the stage's layers (see [`run`]; the instances' alone from [`plant_instances`]).
     pub fn write(&self, world: &mut World) -> Result<(), Error> {
         write_instances(world, &self.instances)?;
-        write_models(world, &self.models)
+        match &self.models {
+            Some(models) => write_models(world, models),
+            None => Ok(()),
+        }
     }
 }
 
 /// [`run`]'s work on a world it only reads, so that other work reading the same world (the
 /// outputs that show no trees) can run beside it.
 pub fn plant(world: &World, params: &Params) -> Result<Planted, Error> {
+    plant_with(world, params, true)
+}
+
+/// [`plant`] without the tree models: the same instances (`flora_*` layers; each instance's
+/// `flora_model` names the model it would use), no `tree_*` layers. For what shows trees as
+/// points, not as meshes (a map, a preview): the models' growth is a fixed cost, about half
+/// the stage's at 50,000 cells.
+pub fn plant_instances(world: &World, params: &Params) -> Result<Planted, Error> {
+    plant_with(world, params, false)
+}
+
+/// [`plant`], growing the tree models or not (`models`).
+fn plant_with(world: &World, params: &Params, models: bool) -> Result<Planted, Error> {
     params.validate()?;
     let table = params.table()?;
     let mesh = world.mesh()?;
@@ -231,12 +248,16 @@ pub fn plant(world: &World, params: &Params) -> Result<Planted, Error> {
     // by side.
     let (models, instances) = rayon::join(
         || {
-            grow_models(
-                &params.species,
-                &params.growth,
-                params.models_per_species,
-                models_seed,
-            )
+            models
+                .then(|| {
+                    grow_models(
+                        &params.species,
+                        &params.growth,
+                        params.models_per_species,
+                        models_seed,
+                    )
+                })
+                .transpose()
         },
         || {
             place(

@@ -39,8 +39,8 @@ pub use error::{Error, panic_message};
 pub use output::{Output, resolve_outputs};
 pub use outputs::{Written, generate_run, read_world, write_outputs, write_run};
 pub use pipeline::{
-    Reuse, STAGES, Timings, WORLD_JSON_READS, generate, generate_mesh, generate_mesh_until,
-    generate_observed, generate_rest, generate_rest_reusing, generate_rest_until, generate_timed,
-    needed_stages, run_stage, stage_writes,
+    Reuse, STAGES, Timings, WORLD_JSON_READS, flora_models_read, generate, generate_mesh,
+    generate_mesh_until, generate_observed, generate_rest, generate_rest_reusing,
+    generate_rest_until, generate_timed, needed_stages, run_stage, stage_writes,
 };
 pub use presets::Preset;

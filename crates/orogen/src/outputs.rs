@@ -70,7 +70,7 @@ pub fn generate_run(
     on_stage("export");
     let start = std::time::Instant::now();
     let previous = previous_files(dir);
-    let (files, planting) = write_outputs_planting(&mut world, config, &config.flora, dir)?;
+    let (files, planting) = write_outputs_planting(&mut world, config, dir)?;
     let written = remove_previous(dir, previous, files)?;
     timings.stages.push(("export", start.elapsed()));
     timings.beside_export.push(("flora", planting));
@@ -156,7 +156,6 @@ fn write_outputs_as(
 fn write_outputs_planting(
     world: &mut World,
     config: &Config,
-    flora: &orogen_flora::Params,
     dir: &Path,
 ) -> Result<(Vec<String>, std::time::Duration), Error> {
     let out = OutDir::create(dir)?;
@@ -182,7 +181,7 @@ fn write_outputs_planting(
                 rayon::join(
                     || {
                         let start = std::time::Instant::now();
-                        let planted = orogen_flora::plant(world, flora);
+                        let planted = crate::pipeline::plant(world, config);
                         (planted, start.elapsed())
                     },
                     || {

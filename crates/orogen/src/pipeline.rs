@@ -169,20 +169,54 @@ pub fn stage_writes(stage: &str, config: &Config) -> &'static [&'static str] {
         }
         "hydrology" => &HYDROLOGY_WRITES[1..],
         "biome" => &["region_moisture", "region_biome", "biome_color_table"],
-        "flora" => &[
-            "flora_xy",
-            "flora_species",
-            "flora_size",
-            "flora_model",
-            "flora_seed",
-            "flora_region",
-            "tree_nodes",
-            "tree_parent",
-            "tree_nodes_2d",
-            "tree_parent_2d",
-            "tree_model_species",
-        ],
+        "flora" => &FLORA_WRITES,
         _ => &[],
+    }
+}
+
+/// The flora stage's layers: its instances', then its tree models'.
+const FLORA_WRITES: [&str; 11] = [
+    "flora_xy",
+    "flora_species",
+    "flora_size",
+    "flora_model",
+    "flora_seed",
+    "flora_region",
+    "tree_nodes",
+    "tree_parent",
+    "tree_nodes_2d",
+    "tree_parent_2d",
+    "tree_model_species",
+];
+
+/// How many of [`FLORA_WRITES`] are the instances' layers.
+const FLORA_INSTANCE_LAYERS: usize = 6;
+
+/// Whether a chosen output reads the flora stage's tree models (`glb`, and the outputs that
+/// read every layer: `npz`, `geojson`). Without one, [`crate::generate_run`] (which writes the
+/// chosen files and hands back a world holding what they read) places the stage's instances
+/// only ([`orogen_flora::plant_instances`]: the same instances, no `tree_*` layers): the
+/// preview and the maps show trees as points. [`run_stage`] and [`generate`] run the whole
+/// stage. An unreadable output list counts as reading them.
+pub fn flora_models_read(config: &Config) -> bool {
+    let models = &FLORA_WRITES[FLORA_INSTANCE_LAYERS..];
+    config.outputs().map_or(true, |outputs| {
+        outputs
+            .iter()
+            .any(|o| o.reads().iter().any(|r| *r == "*" || models.contains(r)))
+    })
+}
+
+/// The flora stage as [`crate::generate_run`] needs it for `config`'s outputs (see
+/// [`flora_models_read`]), on a world it only reads.
+pub(crate) fn plant(
+    world: &World,
+    config: &Config,
+) -> Result<orogen_flora::Planted, orogen_flora::Error> {
+    if flora_models_read(config) {
+        orogen_flora::plant(world, &config.flora)
+    } else {
+        orogen_flora::plant_instances(world, &config.flora)
     }
 }
 
@@ -604,6 +638,45 @@ mod tests {
         for layer in grown {
             assert_eq!(planted[0].layer(layer), planted[1].layer(layer), "{layer}");
         }
+    }
+
+    /// `generate_run` grows the flora stage's tree models only for an output that reads them
+    /// (`glb`, `npz`, `geojson`), and the instances are the same either way (the models' growth
+    /// draws nothing the placement uses); `run_stage` grows them whatever the outputs.
+    #[test]
+    fn flora_grows_models_only_for_the_outputs_that_read_them() {
+        use Output::*;
+        for (outputs, models) in [
+            (vec![], false),
+            (vec![Preview3d, Colormap, Heightmap, Splat], false),
+            (vec![Glb], true),
+            (vec![Npz], true),
+            (vec![Geojson, Heightmap], true),
+            (vec![All], true),
+        ] {
+            assert_eq!(flora_models_read(&small(&outputs)), models, "{outputs:?}");
+        }
+        let run = |outputs: &[Output]| {
+            let dir = tempfile::tempdir().unwrap();
+            crate::generate_run(&small(outputs), dir.path(), &mut |_| {})
+                .unwrap()
+                .0
+        };
+        let (points, meshes) = (run(&[Preview3d]), run(&[Glb]));
+        let mut staged = World::new(small(&[]).world.meta());
+        for &stage in STAGES {
+            run_stage(stage, &mut staged, &small(&[Preview3d])).unwrap();
+        }
+        assert!(points.view1::<u32>("flora_species").unwrap().len() > 100);
+        for layer in &FLORA_WRITES[..FLORA_INSTANCE_LAYERS] {
+            assert_eq!(points.layer(layer), meshes.layer(layer), "{layer}");
+        }
+        for layer in &FLORA_WRITES[FLORA_INSTANCE_LAYERS..] {
+            assert!(!points.has_layer(layer), "{layer}");
+            assert!(meshes.has_layer(layer), "{layer}");
+            assert_eq!(staged.layer(layer), meshes.layer(layer), "{layer}");
+        }
+        assert!(meshes.offsets("tree_nodes").unwrap().len() > 1);
     }
 
     /// `generate_run` (the flora stage beside the outputs that show no trees) writes the files

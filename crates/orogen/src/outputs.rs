@@ -52,11 +52,22 @@ pub fn generate_run(
     config.validate()?;
     // Beside the export only while its jobs run side by side: above that they run one at a
     // time to bound the peak memory, and nothing would run beside them.
-    let beside = config.pipeline() == crate::Pipeline::Mesh
-        && side_by_side(config)
+    let trees = config.pipeline() == crate::Pipeline::Mesh
         && crate::pipeline::needed_stages(config)?.contains(&"flora");
-    if !beside {
-        let (mut world, mut timings) = crate::generate_observed(config, on_stage)?;
+    if !(trees && side_by_side(config)) {
+        let (mut world, mut timings) = if trees {
+            // The flora stage (the last) as the outputs need it: its tree models only for
+            // those that read them.
+            let (mut world, mut timings) =
+                crate::pipeline::generate_before(config, Some("flora"), on_stage)?;
+            on_stage("flora");
+            timings.run("flora", || {
+                Ok(crate::pipeline::plant(&world, config)?.write(&mut world)?)
+            })?;
+            (world, timings)
+        } else {
+            crate::generate_observed(config, on_stage)?
+        };
         crate::pipeline::drop_unread(&mut world, config, &[])?;
         on_stage("export");
         let start = std::time::Instant::now();

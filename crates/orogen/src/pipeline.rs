@@ -656,25 +656,43 @@ mod tests {
         ] {
             assert_eq!(flora_models_read(&small(&outputs)), models, "{outputs:?}");
         }
-        let run = |outputs: &[Output]| {
+        // At 96 px the flora stage runs beside the outputs; at 2304 px (rasters above 2048 px
+        // are written one at a time) before them, and the world handed back drops the layers
+        // no output reads, so there only the instances' equality is seen here.
+        let run = |outputs: &[Output], resolution: usize| {
+            let mut config = small(outputs);
+            config.export.resolution = resolution;
             let dir = tempfile::tempdir().unwrap();
-            crate::generate_run(&small(outputs), dir.path(), &mut |_| {})
-                .unwrap()
-                .0
+            let (world, _, timings) =
+                crate::generate_run(&config, dir.path(), &mut |_| {}).unwrap();
+            let beside = timings.beside_export.iter().any(|(n, _)| *n == "flora");
+            assert_eq!(beside, resolution <= 2048, "{outputs:?} at {resolution} px");
+            world
         };
-        let (points, meshes) = (run(&[Preview3d]), run(&[Glb]));
+        let (points, meshes) = (run(&[Preview3d], 96), run(&[Glb], 96));
+        let (points_big, meshes_big) = (run(&[Preview3d], 2304), run(&[Glb], 2304));
         let mut staged = World::new(small(&[]).world.meta());
         for &stage in STAGES {
             run_stage(stage, &mut staged, &small(&[Preview3d])).unwrap();
         }
         assert!(points.view1::<u32>("flora_species").unwrap().len() > 100);
+        // (The world handed back keeps what the outputs read: before the stage runs beside
+        // them it drops only what neither they nor the stage read.)
         for layer in &FLORA_WRITES[..FLORA_INSTANCE_LAYERS] {
-            assert_eq!(points.layer(layer), meshes.layer(layer), "{layer}");
+            for other in [&meshes, &points_big, &meshes_big] {
+                if other.has_layer(layer) || Output::Preview3d.reads().contains(layer) {
+                    assert_eq!(points.layer(layer), other.layer(layer), "{layer}");
+                }
+            }
         }
         for layer in &FLORA_WRITES[FLORA_INSTANCE_LAYERS..] {
-            assert!(!points.has_layer(layer), "{layer}");
-            assert!(meshes.has_layer(layer), "{layer}");
+            assert!(
+                !points.has_layer(layer) && !points_big.has_layer(layer),
+                "{layer}"
+            );
             assert_eq!(staged.layer(layer), meshes.layer(layer), "{layer}");
+            assert_eq!(staged.layer(layer), meshes_big.layer(layer), "{layer}");
+            assert!(meshes.has_layer(layer), "{layer}");
         }
         assert!(meshes.offsets("tree_nodes").unwrap().len() > 1);
     }

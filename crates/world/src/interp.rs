@@ -605,8 +605,15 @@ impl PiecePlan {
             mesh,
             row0,
             out,
-            &|a, b, c| [region(a), region(b), corner(c)].map(|f| f.map(f64::from)),
-            &|v, w| blend(w, v),
+            &|a, b, c| {
+                let v = [region(a), region(b), corner(c)].map(|f| f.map(f64::from));
+                // The fields that are +0.0 at all three vertices (most of the splat maps'
+                // seven group shares) blend to +0.0 whatever the weights: skipped.
+                let live: [bool; K] =
+                    std::array::from_fn(|f| v.iter().any(|v| v[f].to_bits() != 0));
+                (v, live)
+            },
+            &|(v, live), w| blend_live(w, v, live),
             &|line| fill_gaps(line, self.sampling.nx),
         );
     }
@@ -983,6 +990,22 @@ fn blend<const K: usize>(w: [f64; 3], v: &[[f64; K]; 3]) -> [f32; K] {
     std::array::from_fn(|f| ((w[0] * v[0][f] + w[1] * v[1][f] + w[2] * v[2][f]) / sum) as f32)
 }
 
+/// [`blend`] of the fields `live` says are not +0.0 at all three vertices; the others +0.0,
+/// the bits `blend` gives them: each product of a weight (at least 0, and one above 0: the
+/// weights sum to about 1) and +0.0 is a zero, one of them +0.0, so their sum is +0.0, and so
+/// is its quotient by the weights' positive sum.
+#[inline]
+fn blend_live<const K: usize>(w: [f64; 3], v: &[[f64; K]; 3], live: &[bool; K]) -> [f32; K] {
+    let sum = w[0] + w[1] + w[2];
+    std::array::from_fn(|f| {
+        if live[f] {
+            ((w[0] * v[0][f] + w[1] * v[1][f] + w[2] * v[2][f]) / sum) as f32
+        } else {
+            0.0
+        }
+    })
+}
+
 /// Calls `put` with the pixel and its clipped weights ([`Frame::weights`]) for every pixel of
 /// the band inside triangle `t`.
 fn fill_triangle<T>(
@@ -1196,9 +1219,23 @@ mod tests {
     }
 
     /// Two smooth, non-linear fields at a mesh's sites and corners.
+    /// Two fields over the mesh: the first +0.0 left of x = 1 (pieces with +0.0 at all three
+    /// vertices, which a plan's gather skips), the second -0.0 below y = 0.5 (signed zeros it
+    /// must blend as the walk does).
     fn two_fields(mesh: &DualMesh) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
         let field = |p: ndarray::ArrayView1<'_, f64>| {
-            [(p[0] * 2.3).sin() as f32, (p[1] * p[0] - 1.0) as f32]
+            [
+                if p[0] < 1.0 {
+                    0.0
+                } else {
+                    (p[0] * 2.3).sin() as f32
+                },
+                if p[1] < 0.5 {
+                    -0.0
+                } else {
+                    (p[1] * p[0] - 1.0) as f32
+                },
+            ]
         };
         let at = |xy: &Array2<f64>| xy.rows().into_iter().map(field).collect();
         (at(&mesh.region_xy), at(&mesh.corner_xy))

@@ -403,9 +403,9 @@ impl<'a> Pieces<'a> {
                     corner: c, a, b, t, ..
                 } = piece;
                 let mut v = None;
-                let vals = || [region(a), region(b), corner(c)].map(|f| f.map(f64::from));
                 fill_triangle(chunk, band, &self.sampling, t, |px, w| {
-                    *px = blend(w, v.get_or_insert_with(vals));
+                    let (v, live) = v.get_or_insert_with(|| vertex_values(region, corner, a, b, c));
+                    *px = blend(w, v, live);
                 });
             },
             |chunk| fill_gaps(chunk, self.sampling.nx),
@@ -605,15 +605,8 @@ impl PiecePlan {
             mesh,
             row0,
             out,
-            &|a, b, c| {
-                let v = [region(a), region(b), corner(c)].map(|f| f.map(f64::from));
-                // The fields that are +0.0 at all three vertices (most of the splat maps'
-                // seven group shares) blend to +0.0 whatever the weights: skipped.
-                let live: [bool; K] =
-                    std::array::from_fn(|f| v.iter().any(|v| v[f].to_bits() != 0));
-                (v, live)
-            },
-            &|(v, live), w| blend_live(w, v, live),
+            &|a, b, c| vertex_values(region, corner, a, b, c),
+            &|(v, live), w| blend(w, v, live),
             &|line| fill_gaps(line, self.sampling.nx),
         );
     }
@@ -983,19 +976,28 @@ impl Frame {
     }
 }
 
-/// The mix of three vertices' values `v` by clipped weights `w` ([`Frame::weights`]).
+/// A piece's three vertices' values (`a`, `b`, corner `c`), and which fields are not +0.0 at
+/// all three (see [`blend`]).
 #[inline]
-fn blend<const K: usize>(w: [f64; 3], v: &[[f64; K]; 3]) -> [f32; K] {
-    let sum = w[0] + w[1] + w[2];
-    std::array::from_fn(|f| ((w[0] * v[0][f] + w[1] * v[1][f] + w[2] * v[2][f]) / sum) as f32)
+fn vertex_values<const K: usize>(
+    region: &impl Fn(usize) -> [f32; K],
+    corner: &impl Fn(usize) -> [f32; K],
+    a: usize,
+    b: usize,
+    c: usize,
+) -> ([[f64; K]; 3], [bool; K]) {
+    let v = [region(a), region(b), corner(c)].map(|f| f.map(f64::from));
+    let live = std::array::from_fn(|f| v.iter().any(|v| v[f].to_bits() != 0));
+    (v, live)
 }
 
-/// [`blend`] of the fields `live` says are not +0.0 at all three vertices; the others +0.0,
-/// the bits `blend` gives them: each product of a weight (at least 0, and one above 0: the
-/// weights sum to about 1) and +0.0 is a zero, one of them +0.0, so their sum is +0.0, and so
-/// is its quotient by the weights' positive sum.
+/// The mix of three vertices' values `v` by clipped weights `w` ([`Frame::weights`]), each
+/// field divided by the weights' sum. A field that is +0.0 at all three vertices (most of the
+/// splat maps' seven group shares; `live` false) is not computed: +0.0 is what the mix gives
+/// it, since each product of a weight (at least 0, and one above 0: the weights sum to about
+/// 1) and +0.0 is a zero, one of them +0.0, so their sum is +0.0, and so is its quotient.
 #[inline]
-fn blend_live<const K: usize>(w: [f64; 3], v: &[[f64; K]; 3], live: &[bool; K]) -> [f32; K] {
+fn blend<const K: usize>(w: [f64; 3], v: &[[f64; K]; 3], live: &[bool; K]) -> [f32; K] {
     let sum = w[0] + w[1] + w[2];
     std::array::from_fn(|f| {
         if live[f] {
@@ -1316,10 +1318,12 @@ mod tests {
                     .iter()
                     .zip(walked.chunks(2))
                     .flat_map(|(p, v)| match p {
-                        Some(p) => blend(
-                            p.w,
-                            &[region[p.a], region[p.b], corner[p.corner]].map(|f| f.map(f64::from)),
-                        ),
+                        Some(p) => {
+                            // Every field computed, none skipped.
+                            let v = [region[p.a], region[p.b], corner[p.corner]]
+                                .map(|f| f.map(f64::from));
+                            blend(p.w, &v, &[true; 2])
+                        }
                         None => [f32::from_bits(v[0]), f32::from_bits(v[1])],
                     })
                     .collect();

@@ -1220,10 +1220,9 @@ mod tests {
         out
     }
 
-    /// Two smooth, non-linear fields at a mesh's sites and corners.
-    /// Two fields over the mesh: the first +0.0 left of x = 1 (pieces with +0.0 at all three
-    /// vertices, which a plan's gather skips), the second -0.0 below y = 0.5 (signed zeros it
-    /// must blend as the walk does).
+    /// Two smooth, non-linear fields at a mesh's sites and corners: the first +0.0 left of
+    /// x = 1 (pieces with +0.0 at all three vertices, which the blend skips), the second -0.0
+    /// below y = 0.5 (signed zeros it must blend).
     fn two_fields(mesh: &DualMesh) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
         let field = |p: ndarray::ArrayView1<'_, f64>| {
             [

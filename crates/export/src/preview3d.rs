@@ -285,13 +285,15 @@ pub fn render(
         .collect();
     // Linear -> sRGB-ish gamma, rows in parallel.
     let gamma = Gamma::get();
-    let bytes: Vec<u8> = (0..h_px)
-        .into_par_iter()
-        .flat_map_iter(|r| {
-            let columns = &columns;
-            (0..w_px).flat_map(move |c| columns[c][r].map(|v| gamma.byte(v)))
-        })
-        .collect();
+    let mut bytes = vec![0u8; h_px * w_px * 3];
+    bytes
+        .par_chunks_mut(w_px * 3)
+        .enumerate()
+        .for_each(|(r, row)| {
+            for (px, column) in row.chunks_exact_mut(3).zip(&columns) {
+                px.copy_from_slice(&column[r].map(|v| gamma.byte(v)));
+            }
+        });
     Ok(Array3::from_shape_vec((h_px, w_px, 3), bytes).expect("h x w x 3 bytes"))
 }
 

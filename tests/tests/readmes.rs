@@ -174,7 +174,10 @@ fn outside_lock_files_are_current() {
              {project}/Cargo.toml` and commit it\n{stderr}"
         );
         // Anything else is the machine (a registry cache without these crates, offline).
-        let line = format!("cannot check {project}/Cargo.lock offline: {stderr}");
+        let line = format!(
+            "cannot check {project}/Cargo.lock offline: fetch its crates first (`cargo fetch \
+             --manifest-path {project}/Cargo.toml`): {stderr}"
+        );
         assert!(std::env::var_os("CI").is_none(), "{line}");
         eprintln!("SKIPPED: {line}");
     }

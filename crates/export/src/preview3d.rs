@@ -207,6 +207,21 @@ pub fn render(
     terrain: PreviewTerrain,
     options: &PreviewOptions,
 ) -> Result<Array3<u8>, ExportError> {
+    let trees = match (world.view2::<f64>("flora_xy"), world.has_layer("flora_xy")) {
+        (Ok(xy), true) => xy.rows().into_iter().map(|p| [p[0], p[1]]).collect(),
+        _ => Vec::new(),
+    };
+    render_with_trees(world, terrain, &trees, options)
+}
+
+/// [`render`] with the trees at `trees` (map units; the world's `flora_xy` layer is not read):
+/// for trees planted but not yet written into the world.
+pub fn render_with_trees(
+    world: &World,
+    terrain: PreviewTerrain,
+    trees: &[[f64; 2]],
+    options: &PreviewOptions,
+) -> Result<Array3<u8>, ExportError> {
     options.validate()?;
     let (w_px, h_px) = (options.width, options.width * 9 / 16);
     let meta = &world.meta;
@@ -214,13 +229,11 @@ pub fn render(
     let (nx, ny) = (scene.nx, scene.ny);
     let scale = metres_per_unit(world);
     // Trees as dark dots on the colour texture.
-    if let (Ok(xy), true) = (world.view2::<f64>("flora_xy"), world.has_layer("flora_xy")) {
-        for p in xy.rows() {
-            let c = ((p[0] * scale / scene.dx).round() as usize).min(nx - 1);
-            let r = ((p[1] * scale / scene.dy).round() as usize).min(ny - 1);
-            let px = &mut scene.color[r * nx + c];
-            *px = mix(*px, [0.05, 0.16, 0.05], 0.6);
-        }
+    for p in trees {
+        let c = ((p[0] * scale / scene.dx).round() as usize).min(nx - 1);
+        let r = ((p[1] * scale / scene.dy).round() as usize).min(ny - 1);
+        let px = &mut scene.color[r * nx + c];
+        *px = mix(*px, [0.05, 0.16, 0.05], 0.6);
     }
 
     // The camera: south of the map's centre, looking north and down at the map.
@@ -373,17 +386,21 @@ pub fn write_preview3d(
     world: &World,
     options: &PreviewOptions,
 ) -> Result<(), ExportError> {
-    write_rendered(out, world, preview_terrain(world, options)?, options)
+    let image = preview3d(world, options)?;
+    out.write(FILE, |w| crate::png::write_rgb8(w, image.view()))?;
+    Ok(())
 }
 
-/// [`write_preview3d`] of a [`PreviewTerrain`] made earlier ([`render`]).
-pub fn write_rendered(
+/// [`write_preview3d`] of a [`PreviewTerrain`] made earlier, with the trees at `trees` (map
+/// units) rather than the world's `flora_xy` layer ([`render_with_trees`]).
+pub fn write_rendered_with_trees(
     out: &mut OutDir,
     world: &World,
     terrain: PreviewTerrain,
+    trees: &[[f64; 2]],
     options: &PreviewOptions,
 ) -> Result<(), ExportError> {
-    let image = render(world, terrain, options)?;
+    let image = render_with_trees(world, terrain, trees, options)?;
     out.write(FILE, |w| crate::png::write_rgb8(w, image.view()))?;
     Ok(())
 }

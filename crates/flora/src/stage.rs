@@ -174,6 +174,12 @@ pub struct Planted {
 }
 
 impl Planted {
+    /// The instances planted, in the order [`Planted::write`] writes them (`flora_xy` holds
+    /// their `xy`).
+    pub fn instances(&self) -> &Instances {
+        &self.instances
+    }
+
     /// Writes the stage's layers (see [`run`]; the instances' alone from [`plant_instances`]).
     pub fn write(&self, world: &mut World) -> Result<(), Error> {
         write_instances(world, &self.instances)?;

@@ -173,56 +173,96 @@ fn write_outputs_planting(
     let shared = Shared::new(config);
     let trees = crate::pipeline::stage_writes("flora", config);
     let shows_trees = |o: crate::Output| o.reads().iter().any(|r| *r == "*" || trees.contains(r));
-    // The preview's terrain reads no flora layer: made beside the stage too, only its trees
-    // and its rendering after.
+    // The preview reads nothing of the stage but the trees' places: its terrain is made beside
+    // the stage, and it is rendered from the planted trees as soon as they stand, beside the
+    // outputs that show no trees (the same bytes as after writing the stage's layers).
     let preview = config.outputs()?.contains(&crate::Output::Preview3d)
         && world.has_layer("region_elevation")
         && world.has_layer("corner_elevation");
     // Side by side: `generate_run` plants beside the outputs only when they run so.
-    let (mut parts, (planted, terrain)) = {
+    let (mut parts, (planted, elapsed, previewed)) = {
         let world = &*world;
+        let out = &out;
         run_jobs(
             world,
             config,
-            &out,
+            out,
             &shared,
             true,
             &|o| !shows_trees(o),
             || {
-                rayon::join(
+                let ((planted, elapsed), terrain) = rayon::join(
                     || {
                         let start = std::time::Instant::now();
                         let planted = crate::pipeline::plant(world, config);
                         (planted, start.elapsed())
                     },
                     || {
-                        let options = config
-                            .export
-                            .preview_options(Some(colormap_options(config)));
-                        preview.then(|| orogen_export::preview3d::preview_terrain(world, &options))
+                        preview.then(|| {
+                            let options = config
+                                .export
+                                .preview_options(Some(colormap_options(config)));
+                            orogen_export::preview3d::preview_terrain(world, &options)
+                        })
                     },
-                )
+                );
+                let previewed = match (&planted, terrain) {
+                    (Ok(planted), Some(terrain)) => Some(write_preview_part(
+                        world,
+                        config,
+                        out,
+                        terrain,
+                        &planted.instances().xy,
+                    )),
+                    _ => None,
+                };
+                (planted, elapsed, previewed)
             },
         )?
     };
-    let (planted, elapsed) = planted;
     planted?.write(world)?;
-    if let (Some(terrain), Ok(mut slot)) = (terrain, shared.preview.lock()) {
-        *slot = Some(terrain?);
-    }
-    let (more, ()) = run_jobs(world, config, &out, &shared, true, &shows_trees, || ())?;
+    parts.extend(previewed.transpose()?);
+    let (more, ()) = run_jobs(
+        world,
+        config,
+        &out,
+        &shared,
+        true,
+        &|o| shows_trees(o) && !(preview && o == crate::Output::Preview3d),
+        || (),
+    )?;
     parts.extend(more);
     Ok((finish(world, config, out, parts, shared)?, elapsed))
 }
 
-/// What the jobs of one run share: the config as JSON (for `world.npz` and `world.json`), what
-/// they hand back for `world.json`, and the preview's terrain when it was made before the flora
-/// stage's layers were written.
+/// `preview3d.png` from its terrain made earlier and the trees at `trees`, written into a part
+/// of `out` with the preview's place in [`finish`]'s order.
+fn write_preview_part(
+    world: &World,
+    config: &Config,
+    out: &OutDir,
+    terrain: Result<orogen_export::preview3d::PreviewTerrain, orogen_export::ExportError>,
+    trees: &[[f64; 2]],
+) -> Result<(usize, OutDir), Error> {
+    let options = config
+        .export
+        .preview_options(Some(colormap_options(config)));
+    let mut part = out.fork();
+    orogen_export::preview3d::write_rendered_with_trees(
+        &mut part, world, terrain?, trees, &options,
+    )?;
+    Ok((PREVIEW_PART, part))
+}
+
+/// The preview's place in the order [`finish`] absorbs the jobs' parts in.
+const PREVIEW_PART: usize = 10;
+
+/// What the jobs of one run share: the config as JSON (for `world.npz` and `world.json`) and
+/// what they hand back for `world.json`.
 struct Shared {
     config_json: serde_json::Value,
     landscape_sampling: OnceLock<SamplingJson>,
     written_mapping: OnceLock<HeightMapping>,
-    preview: std::sync::Mutex<Option<orogen_export::preview3d::PreviewTerrain>>,
 }
 
 impl Shared {
@@ -231,7 +271,6 @@ impl Shared {
             config_json: serde_json::to_value(config).expect("a config always serialises"),
             landscape_sampling: OnceLock::new(),
             written_mapping: OnceLock::new(),
-            preview: std::sync::Mutex::new(None),
         }
     }
 }
@@ -249,6 +288,31 @@ fn run_jobs<R: Send>(
     pick: &(dyn Fn(crate::Output) -> bool + Sync),
     beside: impl FnOnce() -> R + Send,
 ) -> Result<(Vec<(usize, OutDir)>, R), Error> {
+    // `beside` first on this thread (the flora stage, a serial chain, from the start), the
+    // jobs (the shared shore first) on the others.
+    let (besides, parts) = if side_by_side {
+        rayon::join(beside, || {
+            run_picked_jobs(world, config, out, shared, true, pick)
+        })
+    } else {
+        let besides = beside();
+        (
+            besides,
+            run_picked_jobs(world, config, out, shared, false, pick),
+        )
+    };
+    Ok((parts?, besides))
+}
+
+/// [`run_jobs`] without anything beside.
+fn run_picked_jobs(
+    world: &World,
+    config: &Config,
+    out: &OutDir,
+    shared: &Shared,
+    side_by_side: bool,
+    pick: &(dyn Fn(crate::Output) -> bool + Sync),
+) -> Result<Vec<(usize, OutDir)>, Error> {
     use crate::Output::*;
     let wanted = config.outputs()?;
     let wants = |output| wanted.contains(&output) && pick(output);
@@ -414,18 +478,11 @@ fn run_jobs<R: Send>(
             ));
         }
         if wants(Preview3d) {
-            let terrain = &shared.preview;
             jobs.push((
-                10,
+                PREVIEW_PART,
                 Box::new(move |out| {
-                    use orogen_export::preview3d;
                     let options = config.export.preview_options(colors);
-                    // The terrain made beside the flora stage, when it was.
-                    let made = terrain.lock().ok().and_then(|mut t| t.take());
-                    match made {
-                        Some(made) => preview3d::write_rendered(out, world, made, &options)?,
-                        None => preview3d::write_preview3d(out, world, &options)?,
-                    }
+                    orogen_export::preview3d::write_preview3d(out, world, &options)?;
                     Ok(())
                 }),
             ));
@@ -436,7 +493,7 @@ fn run_jobs<R: Send>(
         job(&mut part)?;
         Ok((k, part))
     };
-    let (parts, besides) = if side_by_side {
+    let parts = if side_by_side {
         let draw_then_run = move || -> Vec<Result<(usize, OutDir), Error>> {
             if let (Some(shore), Some(grid)) = (&shore, &shore_grid) {
                 let style = orogen_export::stroke::StrokeStyle::default();
@@ -448,29 +505,22 @@ fn run_jobs<R: Send>(
             drop(shore);
             after_rivers.into_par_iter().map(run).collect()
         };
-        let ((mut parts, besides), late) = rayon::join(
+        let (mut parts, late) = rayon::join(
             || {
-                rayon::join(
-                    || {
-                        jobs.into_par_iter()
-                            .map(run)
-                            .collect::<Vec<Result<(usize, OutDir), Error>>>()
-                    },
-                    beside,
-                )
+                jobs.into_par_iter()
+                    .map(run)
+                    .collect::<Vec<Result<(usize, OutDir), Error>>>()
             },
             draw_then_run,
         );
         parts.extend(late);
-        (parts, besides)
+        parts
     } else {
-        let besides = beside();
         jobs.extend(after_rivers);
         jobs.sort_by_key(|(k, _)| *k);
-        (jobs.into_iter().map(run).collect(), besides)
+        jobs.into_iter().map(run).collect()
     };
-    let parts = parts.into_iter().collect::<Result<Vec<_>, Error>>()?;
-    Ok((parts, besides))
+    parts.into_iter().collect()
 }
 
 /// Absorbs the jobs' parts in their order, then writes `world.json` and commits the folder.

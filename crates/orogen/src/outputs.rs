@@ -156,7 +156,7 @@ fn write_outputs_as(
 ) -> Result<Vec<String>, Error> {
     let out = OutDir::create(dir)?;
     let shared = Shared::new(config);
-    let (parts, ()) = run_jobs(world, config, &out, &shared, side_by_side, &|_| true, || ())?;
+    let parts = run_jobs(world, config, &out, &shared, side_by_side, &|_| true)?;
     finish(world, config, out, parts, shared)
 }
 
@@ -179,17 +179,13 @@ fn write_outputs_planting(
     let preview = config.outputs()?.contains(&crate::Output::Preview3d)
         && world.has_layer("region_elevation")
         && world.has_layer("corner_elevation");
-    // Side by side: `generate_run` plants beside the outputs only when they run so.
-    let (mut parts, (planted, elapsed, previewed)) = {
+    // Side by side (`generate_run` plants beside the outputs only when they run so): the
+    // stage first on this thread (a serial chain, from the export's start), the jobs (the
+    // shared shore first) on the others.
+    let ((planted, elapsed, previewed), parts) = {
         let world = &*world;
         let out = &out;
-        run_jobs(
-            world,
-            config,
-            out,
-            &shared,
-            true,
-            &|o| !shows_trees(o),
+        rayon::join(
             || {
                 let ((planted, elapsed), terrain) = rayon::join(
                     || {
@@ -218,20 +214,15 @@ fn write_outputs_planting(
                 };
                 (planted, elapsed, previewed)
             },
-        )?
+            || run_jobs(world, config, out, &shared, true, &|o| !shows_trees(o)),
+        )
     };
+    let mut parts = parts?;
     planted?.write(world)?;
     parts.extend(previewed.transpose()?);
-    let (more, ()) = run_jobs(
-        world,
-        config,
-        &out,
-        &shared,
-        true,
-        &|o| shows_trees(o) && !(preview && o == crate::Output::Preview3d),
-        || (),
-    )?;
-    parts.extend(more);
+    parts.extend(run_jobs(world, config, &out, &shared, true, &|o| {
+        shows_trees(o) && !(preview && o == crate::Output::Preview3d)
+    })?);
     Ok((finish(world, config, out, parts, shared)?, elapsed))
 }
 
@@ -275,37 +266,10 @@ impl Shared {
     }
 }
 
-/// Runs the jobs of the config's outputs that `pick` keeps (side by side, beside `beside`, when
-/// `side_by_side`; else one at a time, after `beside`), each writing into its own part of
-/// `out`; returns the parts with each job's place in the order [`finish`] absorbs them (the
-/// same order whichever were picked), and what `beside` returned.
-fn run_jobs<R: Send>(
-    world: &World,
-    config: &Config,
-    out: &OutDir,
-    shared: &Shared,
-    side_by_side: bool,
-    pick: &(dyn Fn(crate::Output) -> bool + Sync),
-    beside: impl FnOnce() -> R + Send,
-) -> Result<(Vec<(usize, OutDir)>, R), Error> {
-    // `beside` first on this thread (the flora stage, a serial chain, from the start), the
-    // jobs (the shared shore first) on the others.
-    let (besides, parts) = if side_by_side {
-        rayon::join(beside, || {
-            run_picked_jobs(world, config, out, shared, true, pick)
-        })
-    } else {
-        let besides = beside();
-        (
-            besides,
-            run_picked_jobs(world, config, out, shared, false, pick),
-        )
-    };
-    Ok((parts?, besides))
-}
-
-/// [`run_jobs`] without anything beside.
-fn run_picked_jobs(
+/// Runs the jobs of the config's outputs that `pick` keeps (side by side when `side_by_side`,
+/// else one at a time), each writing into its own part of `out`; returns the parts with each
+/// job's place in the order [`finish`] absorbs them (the same order whichever were picked).
+fn run_jobs(
     world: &World,
     config: &Config,
     out: &OutDir,

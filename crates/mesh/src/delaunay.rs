@@ -561,15 +561,52 @@ impl Delaunay {
         start.clear();
         start.resize(n, NONE);
         // Start half-edges: the first incoming one for inner sites; for hull sites the
-        // incoming half-edge whose successor is a hull edge (set whenever the hull edge comes,
-        // so it wins over any incoming half-edge seen before or after).
-        for (t, (tri, opp)) in self
-            .triangles
+        // incoming half-edge whose successor is a hull edge (whenever the hull edge comes, so
+        // it wins over any incoming half-edge seen before or after). The triangles in two
+        // halves side by side, the second into arrays of its own, merged in order: the first
+        // half's first incoming half-edge before the second's, then every hull one.
+        let half = self.triangles.len() / 2;
+        let (hull, (degree2, start2, hull2)) = rayon::join(
+            || self.scan_sites(0, &mut degree, &mut start),
+            || {
+                let (mut degree2, mut start2) = (vec![0u32; n], vec![NONE; n]);
+                let hull = self.scan_sites(half, &mut degree2, &mut start2);
+                (degree2, start2, hull)
+            },
+        );
+        (&mut degree, &mut start)
+            .into_par_iter()
+            .zip((&degree2, &start2).into_par_iter())
+            .for_each(|((d, s), (d2, s2))| {
+                *d += d2;
+                if *s == NONE {
+                    *s = *s2;
+                }
+            });
+        for (v, e) in hull.into_iter().chain(hull2) {
+            start[v as usize] = e;
+        }
+        self.start = start;
+        self.degree = degree;
+    }
+
+    /// [`Delaunay::index_sites`]'s pass over the triangles from `first` (to the middle when
+    /// `first` is 0, else to the end): each site's degree and first incoming half-edge, and the
+    /// hull sites' start half-edges in order.
+    fn scan_sites(&self, first: usize, degree: &mut [u32], start: &mut [u32]) -> Vec<(u32, u32)> {
+        let half = self.triangles.len() / 2;
+        let end = if first == 0 {
+            half
+        } else {
+            self.triangles.len()
+        };
+        let mut hull = Vec::new();
+        for (t, (tri, opp)) in self.triangles[first..end]
             .iter()
-            .zip(self.opposite.chunks_exact(3))
+            .zip(self.opposite[3 * first..3 * end].chunks_exact(3))
             .enumerate()
         {
-            let e0 = 3 * t as u32;
+            let e0 = 3 * (first + t) as u32;
             for j in 0..3 {
                 // Half-edge e0 + j runs from tri[j] to tri[(j + 1) % 3].
                 let b = tri[(j + 1) % 3] as usize;
@@ -579,12 +616,11 @@ impl Delaunay {
                 }
                 if opp[j] == NONE {
                     // Hull half-edge: its predecessor ends at its origin.
-                    start[tri[j] as usize] = e0 + ((j + 2) % 3) as u32;
+                    hull.push((tri[j], e0 + ((j + 2) % 3) as u32));
                 }
             }
         }
-        self.start = start;
-        self.degree = degree;
+        hull
     }
 
     /// True when `d` lies strictly inside the circumcircle of half-edge `e`'s triangle (exact

@@ -311,16 +311,18 @@ fn relax(
             },
             &mut cells,
         );
-        areas.clear();
-        areas.extend(cells.iter().map(|c| c.0));
+        cells.par_iter().map(|c| c.0).collect_into_vec(&mut areas);
         cvs.push(area_cv(&areas, is_boundary));
-        old.clear();
-        old.extend_from_slice(sites);
-        for ((site, &(area, c)), &b) in sites.iter_mut().zip(&cells).zip(is_boundary) {
-            if b == 0 && area > 0.0 && c[0].is_finite() && c[1].is_finite() {
-                *site = [c[0].clamp(0.0, width), c[1].clamp(0.0, height)];
-            }
-        }
+        sites.par_iter().copied().collect_into_vec(&mut old);
+        sites
+            .par_iter_mut()
+            .zip(&cells)
+            .zip(is_boundary)
+            .for_each(|((site, &(area, c)), &b)| {
+                if b == 0 && area > 0.0 && c[0].is_finite() && c[1].is_finite() {
+                    *site = [c[0].clamp(0.0, width), c[1].clamp(0.0, height)];
+                }
+            });
         // Edge flips follow the moved sites (the hull is fixed); where they cannot, the sites
         // are triangulated afresh.
         if fixed_hull && del.repair(sites, &old, &mut scratch) {

@@ -663,3 +663,43 @@ fn two_halves_of_a_lattice_are_a_delaunay_triangulation() {
     let del = delaunay::triangulate_in_box_from(&lattice, 0).unwrap();
     assert_delaunay(&del, &lattice, 1200.0);
 }
+
+#[test]
+fn each_site_starts_at_its_first_incoming_half_edge_or_its_hull_one() {
+    // `index_sites` scans the triangles in two halves side by side: its `start` and `degree`
+    // must be those of one scan in triangle order (the rings, and so every output's bytes,
+    // begin at `start`), on a triangulation whose hull sites and inner sites fall in both
+    // halves.
+    let (sites, _) = world_sites(5, 3000, 2.0, 1.0, SamplerKind::Uniform).unwrap();
+    let del = triangulate(&sites).unwrap();
+    let n = sites.len();
+    let (mut degree, mut start) = (vec![0u32; n], vec![delaunay::NONE; n]);
+    for (t, tri) in del.triangles.iter().enumerate() {
+        for j in 0..3 {
+            let e = (3 * t + j) as u32;
+            let b = tri[(j + 1) % 3] as usize;
+            degree[b] += 1;
+            if start[b] == delaunay::NONE {
+                start[b] = e;
+            }
+        }
+    }
+    let mut hull_sites = 0;
+    for (e, &o) in del.opposite.iter().enumerate() {
+        if o == delaunay::NONE {
+            // The hull half-edge's predecessor ends at its origin.
+            start[del.origin(e as u32) as usize] = delaunay::prev(e as u32);
+            hull_sites += 1;
+        }
+    }
+    assert!(hull_sites > 20, "{hull_sites} hull sites");
+    assert_eq!(del.degree, degree);
+    assert_eq!(del.start, start);
+    for site in 0..n {
+        assert_eq!(
+            del.incoming(site).count(),
+            degree[site] as usize,
+            "site {site}"
+        );
+    }
+}

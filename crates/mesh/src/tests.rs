@@ -695,11 +695,7 @@ fn each_site_starts_at_its_first_incoming_half_edge_or_its_hull_one() {
     assert!(hull_sites > 20, "{hull_sites} hull sites");
     assert_eq!(del.degree, degree);
     assert_eq!(del.start, start);
-    for site in 0..n {
-        assert_eq!(
-            del.incoming(site).count(),
-            degree[site] as usize,
-            "site {site}"
-        );
+    for (site, &d) in degree.iter().enumerate() {
+        assert_eq!(del.incoming(site).count(), d as usize, "site {site}");
     }
 }

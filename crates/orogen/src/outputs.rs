@@ -161,8 +161,10 @@ fn write_outputs_as(
 }
 
 /// [`write_outputs`] of a world whose flora stage has not run yet: the stage (`flora`) runs
-/// beside the outputs that show no trees, then those that do are written. The same files as
-/// running the stage, then [`write_outputs`]. Returns the names written and the stage's own
+/// beside the outputs that show no trees, and the preview is rendered from the planted trees
+/// as soon as they stand; then the stage's layers are written into the world and the other
+/// outputs that show trees are written. The same files as running the stage, then
+/// [`write_outputs`]. Returns the names written and the stage's own
 /// wall time (within the export's).
 fn write_outputs_planting(
     world: &mut World,
@@ -179,6 +181,9 @@ fn write_outputs_planting(
     let preview = config.outputs()?.contains(&crate::Output::Preview3d)
         && world.has_layer("region_elevation")
         && world.has_layer("corner_elevation");
+    let preview_options = config
+        .export
+        .preview_options(Some(colormap_options(config)));
     // Side by side (`generate_run` plants beside the outputs only when they run so): the
     // stage first on this thread (a serial chain, from the export's start), the jobs (the
     // shared shore first) on the others.
@@ -195,20 +200,17 @@ fn write_outputs_planting(
                     },
                     || {
                         preview.then(|| {
-                            let options = config
-                                .export
-                                .preview_options(Some(colormap_options(config)));
-                            orogen_export::preview3d::preview_terrain(world, &options)
+                            orogen_export::preview3d::preview_terrain(world, &preview_options)
                         })
                     },
                 );
                 let previewed = match (&planted, terrain) {
                     (Ok(planted), Some(terrain)) => Some(write_preview_part(
                         world,
-                        config,
                         out,
                         terrain,
                         &planted.instances().xy,
+                        &preview_options,
                     )),
                     _ => None,
                 };
@@ -230,17 +232,14 @@ fn write_outputs_planting(
 /// of `out` with the preview's place in [`finish`]'s order.
 fn write_preview_part(
     world: &World,
-    config: &Config,
     out: &OutDir,
     terrain: Result<orogen_export::preview3d::PreviewTerrain, orogen_export::ExportError>,
     trees: &[[f64; 2]],
+    options: &orogen_export::preview3d::PreviewOptions,
 ) -> Result<(usize, OutDir), Error> {
-    let options = config
-        .export
-        .preview_options(Some(colormap_options(config)));
     let mut part = out.fork();
     orogen_export::preview3d::write_rendered_with_trees(
-        &mut part, world, terrain?, trees, &options,
+        &mut part, world, terrain?, trees, options,
     )?;
     Ok((PREVIEW_PART, part))
 }

@@ -207,11 +207,12 @@ pub fn render(
     terrain: PreviewTerrain,
     options: &PreviewOptions,
 ) -> Result<Array3<u8>, ExportError> {
-    let trees = match (world.view2::<f64>("flora_xy"), world.has_layer("flora_xy")) {
-        (Ok(xy), true) => xy.rows().into_iter().map(|p| [p[0], p[1]]).collect(),
-        _ => Vec::new(),
-    };
-    render_with_trees(world, terrain, &trees, options)
+    let xy = world
+        .view2::<f64>("flora_xy")
+        .ok()
+        .filter(|_| world.has_layer("flora_xy"));
+    let trees = xy.iter().flat_map(|xy| xy.rows()).map(|p| [p[0], p[1]]);
+    render_with_trees(world, terrain, trees, options)
 }
 
 /// [`render`] with the trees at `trees` (map units; the world's `flora_xy` layer is not read):
@@ -219,7 +220,7 @@ pub fn render(
 pub fn render_with_trees(
     world: &World,
     terrain: PreviewTerrain,
-    trees: &[[f64; 2]],
+    trees: impl IntoIterator<Item = [f64; 2]>,
     options: &PreviewOptions,
 ) -> Result<Array3<u8>, ExportError> {
     options.validate()?;
@@ -400,7 +401,7 @@ pub fn write_rendered_with_trees(
     trees: &[[f64; 2]],
     options: &PreviewOptions,
 ) -> Result<(), ExportError> {
-    let image = render_with_trees(world, terrain, trees, options)?;
+    let image = render_with_trees(world, terrain, trees.iter().copied(), options)?;
     out.write(FILE, |w| crate::png::write_rgb8(w, image.view()))?;
     Ok(())
 }

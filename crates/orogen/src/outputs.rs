@@ -38,8 +38,9 @@ pub fn write_run(world: &World, config: &Config, dir: &Path) -> Result<Written, 
 /// before `export`) and writes its outputs as [`write_run`] does. When an output needs the flora
 /// stage and the outputs run side by side (rasters up to 2048 px, or larger for a world
 /// larger than them), the stage runs beside the
-/// outputs that show no trees (they do not read its layers), then those that do are written:
-/// the same files as generating, then writing, in less time.
+/// outputs that show no trees (they do not read its layers), the preview is rendered from the
+/// planted trees beside them too, then the other outputs that show trees are written: the same
+/// files as generating, then writing, in less time.
 /// The timings end with `export`, the flora stage's own time within it
 /// ([`Timings::beside_export`](crate::Timings::beside_export)). Before the export, the layers
 /// no chosen output reads are dropped (the stages' working layers: less memory while the

@@ -71,6 +71,7 @@ fn sky(up: f32) -> [f32; 3] {
 }
 
 /// The scene sampled on a grid: heights in metres (exaggerated) and colours 0..1.
+#[derive(Clone)]
 struct Scene {
     nx: usize,
     ny: usize,
@@ -80,25 +81,90 @@ struct Scene {
     color: Vec<[f32; 3]>,
     /// Shade factor per grid vertex ([`crate::relief`]), applied to land only.
     shade: Vec<f32>,
+    /// The highest surface of each block of [`Scene::BLOCK`] x [`Scene::BLOCK`] grid cells
+    /// (its vertices on all four sides included), at least the sea's 0, raised by a margin
+    /// above the bilinear blend's rounding: no tap in the block reaches above it.
+    peaks: Vec<f32>,
+    /// Blocks along x.
+    blocks_x: usize,
 }
 
 impl Scene {
-    /// True when [`Scene::sample`] at this point reads the terrain; elsewhere (off the map) the
-    /// surface is the sea at height 0.
-    fn covers(&self, x: f64, y: f64) -> bool {
-        let (fx, fy) = (x / self.dx, y / self.dy);
+    /// Grid cells along each side of a block of [`Scene::peaks`].
+    const BLOCK: usize = 16;
+
+    /// The scene of a grid's heights, colours and shade, with its blocks' peaks.
+    fn new(
+        (nx, ny, dx, dy): (usize, usize, f64, f64),
+        height: Vec<f32>,
+        color: Vec<[f32; 3]>,
+        shade: Vec<f32>,
+    ) -> Scene {
+        let b = Self::BLOCK;
+        let (blocks_x, blocks_y) = ((nx - 1).div_ceil(b), (ny - 1).div_ceil(b));
+        let peaks = (0..blocks_x * blocks_y)
+            .into_par_iter()
+            .map(|k| {
+                let (c0, r0) = ((k % blocks_x) * b, (k / blocks_x) * b);
+                let (c1, r1) = ((c0 + b).min(nx - 1), (r0 + b).min(ny - 1));
+                let top = (r0..=r1)
+                    .flat_map(|r| &height[r * nx + c0..=r * nx + c1])
+                    .fold(0.0f32, |m, &h| m.max(h));
+                // A tap's height is a blend of four of these by weights that sum to 1 within
+                // a few ulps: 1e-5 of the peak is far above their rounding.
+                top + top * 1e-5
+            })
+            .collect();
+        Scene {
+            nx,
+            ny,
+            dx,
+            dy,
+            height,
+            color,
+            shade,
+            peaks,
+            blocks_x,
+        }
+    }
+
+    /// A point in metres in grid units (`x / dx`, `y / dy`): what [`Scene::covers`],
+    /// [`Scene::peak`] and [`Scene::tap`] take.
+    #[inline]
+    fn grid_point(&self, x: f64, y: f64) -> [f64; 2] {
+        [x / self.dx, y / self.dy]
+    }
+
+    /// The highest the surface reaches at a grid point that [`Scene::covers`]: at least
+    /// [`Scene::surface`] of its [`Scene::tap`] (exactly: each blended term is at most its
+    /// weight times the peak, and the rounding of their sum is covered by the peak's margin).
+    #[inline]
+    fn peak(&self, [fx, fy]: [f64; 2]) -> f32 {
+        let fx = fx.clamp(0.0, (self.nx - 1) as f64);
+        let fy = fy.clamp(0.0, (self.ny - 1) as f64);
+        let (c0, r0) = (
+            (fx as usize).min(self.nx - 2),
+            (fy as usize).min(self.ny - 2),
+        );
+        self.peaks[(r0 / Self::BLOCK) * self.blocks_x + c0 / Self::BLOCK]
+    }
+
+    /// True when [`Scene::tap`] at this grid point reads the terrain; elsewhere (off the map)
+    /// the surface is the sea at height 0.
+    #[inline]
+    fn covers(&self, [fx, fy]: [f64; 2]) -> bool {
         fx >= 0.0 && fy >= 0.0 && fx <= (self.nx - 1) as f64 && fy <= (self.ny - 1) as f64
     }
 
-    /// The sample at a point in metres: (surface height, colour, water?). `None` off the map.
-    fn sample(&self, x: f64, y: f64) -> Option<(f64, [f32; 3])> {
-        let fx = x / self.dx;
-        let fy = y / self.dy;
+    /// The grid point `[fx, fy]` ([`Scene::grid_point`]) as a [`Tap`]; `None` where it is
+    /// not finite.
+    #[inline]
+    fn tap(&self, [fx, fy]: [f64; 2]) -> Option<Tap> {
         if !(fx.is_finite() && fy.is_finite()) {
             return None;
         }
         // Off the map: the sea, coloured as the nearest map edge's water.
-        let inside = self.covers(x, y);
+        let inside = self.covers([fx, fy]);
         let fx = fx.clamp(0.0, (self.nx - 1) as f64);
         let fy = fy.clamp(0.0, (self.ny - 1) as f64);
         let (c0, r0) = (
@@ -115,24 +181,55 @@ impl Scene {
             tx * ty,
         ];
         let mut h = 0.0f32;
+        for k in 0..4 {
+            h += w[k] * self.height[idx[k]];
+        }
+        Some(Tap { idx, w, h, inside })
+    }
+
+    /// The surface's height at a tap: the terrain's, or the sea's 0 where the terrain is below
+    /// it or off the map.
+    #[inline]
+    fn surface(tap: &Tap) -> f64 {
+        if tap.h < 0.0 || !tap.inside {
+            0.0
+        } else {
+            f64::from(tap.h)
+        }
+    }
+
+    /// The surface's colour at a tap (0..1), shaded on land; asked only where the surface shows
+    /// (most of a column's steps are hidden behind the ones before them).
+    #[inline]
+    fn colour(&self, tap: &Tap) -> [f32; 3] {
+        let Tap { idx, w, h, inside } = *tap;
+        if !inside && h >= 0.0 {
+            return mix([0.10, 0.26, 0.42], [0.55, 0.68, 0.80], 0.22);
+        }
         let mut c = [0.0f32; 3];
         let mut s = 0.0f32;
         for k in 0..4 {
-            h += w[k] * self.height[idx[k]];
             s += w[k] * self.shade[idx[k]];
             for (cj, v) in c.iter_mut().zip(self.color[idx[k]]) {
                 *cj += w[k] * v;
             }
         }
-        if !inside && h >= 0.0 {
-            return Some((0.0, mix([0.10, 0.26, 0.42], [0.55, 0.68, 0.80], 0.22)));
-        }
         if h < 0.0 || !inside {
             // The sea surface: its colour map colour (depth tinted) under a little sky.
-            return Some((0.0, mix(c, [0.55, 0.68, 0.80], 0.22)));
+            return mix(c, [0.55, 0.68, 0.80], 0.22);
         }
-        Some((f64::from(h), c.map(|v| v * s)))
+        c.map(|v| v * s)
     }
+}
+
+/// A point of the preview's grid: its four vertices, their bilinear weights, the terrain's
+/// height there and whether it lies on the map ([`Scene::tap`]).
+#[derive(Clone, Copy)]
+struct Tap {
+    idx: [usize; 4],
+    w: [f32; 4],
+    h: f32,
+    inside: bool,
 }
 
 /// Renders the preview (`height x width x 3`, 8-bit RGB): [`render`] of the
@@ -188,15 +285,7 @@ pub fn preview_terrain(
             crate::relief::shade(gx * e, gy * e, sun, SHADE_AMOUNT) as f32
         })
         .collect();
-    let scene = Scene {
-        nx,
-        ny,
-        dx: grid.dx_m,
-        dy: grid.dy_m,
-        height,
-        color,
-        shade,
-    };
+    let scene = Scene::new((nx, ny, grid.dx_m, grid.dy_m), height, color, shade);
     Ok(PreviewTerrain { scene })
 }
 
@@ -262,10 +351,16 @@ pub fn render_with_trees(
         steps.push((depth, fog * fog));
         depth = near * (1.0015f64).powi(steps.len() as i32);
     }
-    let columns: Vec<Vec<[f32; 3]>> = (0..w_px)
+    // Linear -> sRGB-ish gamma as each run of rows is drawn.
+    let gamma = Gamma::get();
+    // The sky of each row, the same in every column.
+    let sky_rows: Vec<[u8; 3]> = (0..h_px)
+        .map(|r| sky(((horizon - r as f64) / h_px as f64) as f32).map(|v| gamma.byte(v)))
+        .collect();
+    let columns: Vec<Vec<[u8; 3]>> = (0..w_px)
         .into_par_iter()
         .map(|col| {
-            let mut out = vec![[0.0f32; 3]; h_px];
+            let mut out = vec![[0u8; 3]; h_px];
             let side = (col as f64 + 0.5 - 0.5 * w_px as f64) / focal;
             // Rows below `ybuf` are drawn.
             let mut ybuf = h_px as f64;
@@ -274,38 +369,47 @@ pub fn render_with_trees(
                     break;
                 }
                 let (x, z) = (cam_x + side * depth, cam_z - depth);
-                // Off the map the surface is the sea at height 0: its row is known without
-                // sampling, and most such steps fill no row (their first row is `ybuf`) and
-                // leave `ybuf` as it is: skipped, the same bytes with far fewer samples.
-                if !scene.covers(x, z) && ceil((horizon + cam_h / depth * focal).max(0.0)) >= ybuf {
+                // The highest the surface reaches here (off the map the sea, at height 0):
+                // a step whose highest first row is not above `ybuf` fills no row and leaves
+                // `ybuf` as it is (the row falls as the height does, in floats too), so it is
+                // skipped without sampling, the same bytes with far fewer samples: most steps
+                // off the map, and on it those behind nearer ground.
+                // (`ceil(v) >= ybuf` is `v > ybuf - 1` for a whole `ybuf`: no rounding a step.)
+                let at = scene.grid_point(x, z);
+                let highest = if scene.covers(at) {
+                    f64::from(scene.peak(at))
+                } else {
+                    0.0
+                };
+                if (horizon + (cam_h - highest) / depth * focal).max(0.0) > ybuf - 1.0 {
                     continue;
                 }
-                let (h, c) = scene.sample(x, z).unwrap_or((0.0, [0.10, 0.26, 0.42]));
+                let tap = scene.tap(at);
+                let h = tap.as_ref().map_or(0.0, Scene::surface);
                 let row = horizon + (cam_h - h) / depth * focal;
-                if row < ybuf {
-                    let c = mix(c, sky(0.0), fog);
-                    let top = ceil(row.max(0.0)) as usize;
-                    for px in &mut out[top..(ceil(ybuf) as usize).min(h_px)] {
-                        *px = c;
-                    }
-                    ybuf = ceil(row.max(0.0));
+                // `ybuf` is a whole row: the step shows when its first row lies above it (a
+                // step whose row rounds up to `ybuf` fills none and moves nothing).
+                if row < ybuf && row.max(0.0) <= ybuf - 1.0 {
+                    let top = ceil(row.max(0.0));
+                    let c = tap.map_or([0.10, 0.26, 0.42], |tap| scene.colour(&tap));
+                    let c = mix(c, sky(0.0), fog).map(|v| gamma.byte(v));
+                    out[top as usize..(ybuf as usize).min(h_px)].fill(c);
+                    ybuf = top;
                 }
             }
-            for (r, px) in out.iter_mut().enumerate().take(ybuf as usize) {
-                *px = sky(((horizon - r as f64) / h_px as f64) as f32);
-            }
+            let open = ybuf as usize;
+            out[..open].copy_from_slice(&sky_rows[..open]);
             out
         })
         .collect();
-    // Linear -> sRGB-ish gamma, rows in parallel.
-    let gamma = Gamma::get();
+    // The columns' bytes into rows, rows in parallel.
     let mut bytes = vec![0u8; h_px * w_px * 3];
     bytes
         .par_chunks_mut(w_px * 3)
         .enumerate()
         .for_each(|(r, row)| {
             for (px, column) in row.chunks_exact_mut(3).zip(&columns) {
-                px.copy_from_slice(&column[r].map(|v| gamma.byte(v)));
+                px.copy_from_slice(&column[r]);
             }
         });
     Ok(Array3::from_shape_vec((h_px, w_px, 3), bytes).expect("h x w x 3 bytes"))
@@ -442,6 +546,33 @@ mod tests {
             0.5,
         ] {
             check(v);
+        }
+    }
+
+    /// Ridges and pits of every height over a sea: steps hidden behind nearer ground and
+    /// steps in front of it, in every block.
+    #[test]
+    fn skipping_the_steps_below_their_block_s_peak_changes_no_byte() {
+        let w = crate::test_worlds::shaped(60, 9, WorldMeta::default(), |x, y| {
+            ((x * 23.0).sin() * (y * 17.0).cos() + 0.6 * (y * 41.0 + x * 7.0).sin()) as f32
+        });
+        for exaggeration in [1.0, 4.0, 20.0] {
+            let options = PreviewOptions {
+                width: 320,
+                exaggeration,
+                ..PreviewOptions::default()
+            };
+            let terrain = preview_terrain(&w, &options).unwrap();
+            // The same scene with peaks that skip nothing.
+            let mut open = PreviewTerrain {
+                scene: terrain.scene.clone(),
+            };
+            open.scene.peaks.fill(f32::INFINITY);
+            assert!(terrain.scene.peaks.len() > 20 && terrain.scene.peaks.iter().any(|&p| p > 0.0));
+            let trees = [[0.3, 0.4], [0.7, 0.2]];
+            let skipped = render_with_trees(&w, terrain, trees, &options).unwrap();
+            let every = render_with_trees(&w, open, trees, &options).unwrap();
+            assert_eq!(skipped, every, "exaggeration {exaggeration}");
         }
     }
 

@@ -1261,11 +1261,14 @@ mod tests {
     #[test]
     fn the_scanline_takes_every_pixel_the_weights_take() {
         // Coarse and fine rasters over a jittered mesh (slivers, pixels on shared edges), both
-        // samplings, a raster beyond the mesh (rows and columns no piece covers).
+        // samplings, a raster beyond the mesh (rows and columns no piece covers); pieces of a
+        // pixel or two as well as larger ones.
         let mesh = DualMesh::jittered_grid(14, 11, 3.0, 2.0, 0.45, 5);
         let (region, corner) = two_fields(&mesh);
         for s in [
             RasterSampling::pixel_centres(7, 5, 3.0, 2.0),
+            RasterSampling::pixel_centres(30, 20, 3.0, 2.0),
+            RasterSampling::vertices(41, 27, 3.0, 2.0),
             RasterSampling::pixel_centres(97, 61, 3.0, 2.0),
             RasterSampling::vertices(120, 80, 3.0, 2.0),
             RasterSampling::pixel_centres(83, 40, 3.4, 2.0),

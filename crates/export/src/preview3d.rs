@@ -388,7 +388,8 @@ pub fn render_with_trees(
                 let h = tap.as_ref().map_or(0.0, Scene::surface);
                 let row = horizon + (cam_h - h) / depth * focal;
                 // `ybuf` is a whole row: the step shows when its first row lies above it (a
-                // step whose row rounds up to `ybuf` fills none and moves nothing).
+                // step whose row rounds up to `ybuf` fills none and moves nothing; a NaN row,
+                // which `max` would turn into 0, shows nothing).
                 if row < ybuf && row.max(0.0) <= ybuf - 1.0 {
                     let top = ceil(row.max(0.0));
                     let c = tap.map_or([0.10, 0.26, 0.42], |tap| scene.colour(&tap));

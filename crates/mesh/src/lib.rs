@@ -238,34 +238,46 @@ fn build_from(
     width: f64,
     height: f64,
 ) -> CellMesh {
+    let (mesh, cells) = build_cells(sites, is_boundary, del, width, height, |p| p);
+    CellMesh {
+        mesh,
+        region_area: cells.areas,
+        polygon_offsets: cells.offsets,
+        polygon_xy: cells.points,
+    }
+}
+
+/// The dual mesh and clipped cells of `sites`, the rings' points stored as `point` makes them
+/// (the world keeps them as `f32`: made so directly, the `f64` rings of 110 MB at 1,000,000
+/// cells are never held whole).
+fn build_cells<P: Copy + Default + Send + Sync>(
+    sites: &[[f64; 2]],
+    is_boundary: &[u8],
+    del: Delaunay,
+    width: f64,
+    height: f64,
+    point: impl Fn([f64; 2]) -> P + Sync,
+) -> (DualMesh, cells::Polygons<P>) {
     // Each buffer is dropped as soon as it is spent: at 1,000,000 cells the unsorted
     // triangulation is 56 MB and the circumcentres 32 MB, alive beside the polygons otherwise.
     let del = {
         let unsorted = del;
         dual::sort_triangles(&unsorted, sites, width, height)
     };
-    let (polygon_offsets, polygon_xy) = {
+    let polygons = {
         let centres = cells::circumcentres(sites, &del);
-        cells::polygons(&cells::Voronoi {
-            sites,
-            del: &del,
-            centres: &centres,
-            width,
-            height,
-        })
+        cells::polygons(
+            &cells::Voronoi {
+                sites,
+                del: &del,
+                centres: &centres,
+                width,
+                height,
+            },
+            point,
+        )
     };
-    let region_area = (0..sites.len())
-        .map(|r| {
-            let ring = &polygon_xy[polygon_offsets[r] as usize..polygon_offsets[r + 1] as usize];
-            area_centroid(ring, sites[r]).0
-        })
-        .collect();
-    CellMesh {
-        mesh: dual::dual_mesh(sites, is_boundary, &del),
-        region_area,
-        polygon_offsets,
-        polygon_xy,
-    }
+    (dual::dual_mesh(sites, is_boundary, &del), polygons)
 }
 
 /// Lloyd relaxation in place; returns the last triangulation and the interior-cell area CV
@@ -416,6 +428,34 @@ pub fn mesh_from_sites_until(
     iterations: u32,
     stop: &dyn Fn() -> bool,
 ) -> Result<Option<RelaxedMesh>, MeshError> {
+    let relaxed = relaxed_until(
+        points,
+        is_boundary,
+        (width, height, iterations),
+        stop,
+        |sites, flags, del| build_from(sites, flags, del, width, height),
+        |cells| &cells.region_area,
+    )?;
+    Ok(
+        relaxed.map(|(cells, lloyd_area_cv, input_index)| RelaxedMesh {
+            cells,
+            lloyd_area_cv,
+            input_index,
+        }),
+    )
+}
+
+/// [`mesh_from_sites_until`] with the build of the relaxed sites' mesh given (`build`, whose
+/// cells' areas `areas` reads): what it built, the area CVs and the input indices.
+#[allow(clippy::type_complexity)]
+fn relaxed_until<T>(
+    points: &[[f64; 2]],
+    is_boundary: &[u8],
+    (width, height, iterations): (f64, f64, u32),
+    stop: &dyn Fn() -> bool,
+    build: impl FnOnce(&[[f64; 2]], &[u8], Delaunay) -> T,
+    areas: impl Fn(&T) -> &[f64],
+) -> Result<Option<(T, Vec<f64>, Vec<u32>)>, MeshError> {
     check_sites(points, is_boundary, width, height)?;
     let input_index: Vec<u32> = {
         let kept = dedup_sites(points, is_boundary);
@@ -434,13 +474,9 @@ pub fn mesh_from_sites_until(
     if stop() {
         return Ok(None);
     }
-    let cells = build_from(&sites, &flags, del, width, height);
-    cvs.push(area_cv(&cells.region_area, &flags));
-    Ok(Some(RelaxedMesh {
-        cells,
-        lloyd_area_cv: cvs,
-        input_index,
-    }))
+    let built = build(&sites, &flags, del);
+    cvs.push(area_cv(areas(&built), &flags));
+    Ok(Some((built, cvs, input_index)))
 }
 
 /// The sites of a world of `cells` regions: boundary sites first (flag 1), then the interior
@@ -489,12 +525,20 @@ pub fn run_until(
     in_range("cells", cells, 3..=(u32::MAX / 8) as usize)?;
     let (width, height) = (world.meta.width, world.meta.height);
     let (sites, flags) = world_sites(world.meta.seed, cells, width, height, params.sampler)?;
-    let iterations = params.lloyd_iterations;
-    let Some(relaxed) = mesh_from_sites_until(&sites, &flags, width, height, iterations, stop)?
+    // The rings made as the world keeps them (f32), not first as the kernel's f64.
+    let f32_point = |p: [f64; 2]| [p[0] as f32, p[1] as f32];
+    let Some(((mesh, cells), cvs, _)) = relaxed_until(
+        &sites,
+        &flags,
+        (width, height, params.lloyd_iterations),
+        stop,
+        |sites, flags, del| build_cells(sites, flags, del, width, height, f32_point),
+        |(_, cells)| &cells.areas,
+    )?
     else {
         return Ok(false);
     };
-    insert_mesh(world, relaxed)?;
+    insert_parts(world, mesh, cells, cvs)?;
     Ok(true)
 }
 
@@ -508,28 +552,45 @@ pub fn insert_mesh(world: &mut World, relaxed: RelaxedMesh) -> Result<(), MeshEr
         polygon_offsets,
         polygon_xy,
     } = relaxed.cells;
-    world.set_mesh(mesh)?;
-    world.set_values("region_area", Domain::Region, region_area)?;
-    let n_points = polygon_xy.len();
     // For drawing, in f32 (a 16,000th of a pixel at 1024 px; 6 mm on a 100 km map): half the
-    // memory, 48 MB at 1,000,000 cells, for the rest of the run.
-    // Filled in place (a flat-mapped collect grows a list of vectors and copies them: the
-    // heap's peak at 1,000,000 cells).
-    let mut flat = vec![0f32; 2 * n_points];
-    flat.par_chunks_mut(2)
+    // memory, 48 MB at 1,000,000 cells, for the rest of the run. Filled in place (a
+    // flat-mapped collect grows a list of vectors and copies them: the heap's peak at
+    // 1,000,000 cells).
+    let mut points = vec![[0f32; 2]; polygon_xy.len()];
+    points
+        .par_iter_mut()
         .zip(polygon_xy.par_iter())
-        .for_each(|(out, p)| out.copy_from_slice(&[p[0] as f32, p[1] as f32]));
+        .for_each(|(out, p)| *out = [p[0] as f32, p[1] as f32]);
     drop(polygon_xy);
-    let values = Array2::from_shape_vec((n_points, 2), flat).expect("two values per point");
+    let cells = cells::Polygons {
+        offsets: polygon_offsets,
+        points,
+        areas: region_area,
+    };
+    insert_parts(world, mesh, cells, relaxed.lloyd_area_cv)
+}
+
+/// The layers of [`insert_mesh`] from their parts (the rings already `f32`).
+fn insert_parts(
+    world: &mut World,
+    mesh: DualMesh,
+    cells: cells::Polygons<[f32; 2]>,
+    lloyd_area_cv: Vec<f64>,
+) -> Result<(), MeshError> {
+    world.set_mesh(mesh)?;
+    world.set_values("region_area", Domain::Region, cells.areas)?;
+    let n_points = cells.points.len();
+    let values = Array2::from_shape_vec((n_points, 2), cells.points.into_flattened())
+        .expect("two values per point");
     world.insert_layer(
         "region_polygon",
         Layer::ragged(
             Domain::Region,
-            Array1::from(polygon_offsets),
+            Array1::from(cells.offsets),
             values.into_dyn(),
         ),
     )?;
-    world.set_values("lloyd_area_cv", Domain::Free, relaxed.lloyd_area_cv)?;
+    world.set_values("lloyd_area_cv", Domain::Free, lloyd_area_cv)?;
     Ok(())
 }
 

@@ -285,6 +285,20 @@ fn the_seed_decides_the_mesh() {
     assert_ne!(a.mesh().unwrap().region_xy, c.mesh().unwrap().region_xy);
 }
 
+/// The stage makes its rings as `f32` directly; the kernel makes them as `f64` and
+/// `insert_mesh` narrows them: the same world to the bit, on a map that is not square.
+#[test]
+fn the_stage_s_world_is_the_kernel_s_inserted() {
+    let (cells, width, height) = (3000, 1.6, 1.0);
+    let staged = world(cells, width, height, &Params::default());
+    let (sites, flags) = world_sites(7, cells, width, height, Params::default().sampler).unwrap();
+    let relaxed = mesh_from_sites(&sites, &flags, width, height, 3).unwrap();
+    let mut inserted = World::new(staged.meta.clone());
+    insert_mesh(&mut inserted, relaxed).unwrap();
+    assert!(staged.view2::<f32>("region_polygon").unwrap().nrows() > 6 * 2900);
+    assert_eq!(staged, inserted);
+}
+
 fn world_from(sites: &[[f64; 2]], flags: &[u8], iterations: u32) -> World {
     let relaxed = mesh_from_sites(sites, flags, 1.0, 1.0, iterations).unwrap();
     // The mesh's own rings, in f64: exact.

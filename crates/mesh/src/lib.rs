@@ -277,7 +277,7 @@ fn build_cells<P: Copy + Default + Send + Sync>(
             point,
         )
     };
-    (dual::dual_mesh(sites, is_boundary, &del), polygons)
+    (dual::dual_mesh(sites, is_boundary, del), polygons)
 }
 
 /// Lloyd relaxation in place; returns the last triangulation and the interior-cell area CV

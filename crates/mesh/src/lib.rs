@@ -526,13 +526,12 @@ pub fn run_until(
     let (width, height) = (world.meta.width, world.meta.height);
     let (sites, flags) = world_sites(world.meta.seed, cells, width, height, params.sampler)?;
     // The rings made as the world keeps them (f32), not first as the kernel's f64.
-    let f32_point = |p: [f64; 2]| [p[0] as f32, p[1] as f32];
     let Some(((mesh, cells), cvs, _)) = relaxed_until(
         &sites,
         &flags,
         (width, height, params.lloyd_iterations),
         stop,
-        |sites, flags, del| build_cells(sites, flags, del, width, height, f32_point),
+        |sites, flags, del| build_cells(sites, flags, del, width, height, narrow),
         |(_, cells)| &cells.areas,
     )?
     else {
@@ -552,15 +551,14 @@ pub fn insert_mesh(world: &mut World, relaxed: RelaxedMesh) -> Result<(), MeshEr
         polygon_offsets,
         polygon_xy,
     } = relaxed.cells;
-    // For drawing, in f32 (a 16,000th of a pixel at 1024 px; 6 mm on a 100 km map): half the
-    // memory, 48 MB at 1,000,000 cells, for the rest of the run. Filled in place (a
-    // flat-mapped collect grows a list of vectors and copies them: the heap's peak at
-    // 1,000,000 cells).
+    // Narrowed ([`narrow`]): half the memory, 48 MB at 1,000,000 cells, for the rest of the
+    // run. Filled in place (a flat-mapped collect grows a list of vectors and copies them: the
+    // heap's peak at 1,000,000 cells).
     let mut points = vec![[0f32; 2]; polygon_xy.len()];
     points
         .par_iter_mut()
         .zip(polygon_xy.par_iter())
-        .for_each(|(out, p)| *out = [p[0] as f32, p[1] as f32]);
+        .for_each(|(out, &p)| *out = narrow(p));
     drop(polygon_xy);
     let cells = cells::Polygons {
         offsets: polygon_offsets,
@@ -568,6 +566,12 @@ pub fn insert_mesh(world: &mut World, relaxed: RelaxedMesh) -> Result<(), MeshEr
         areas: region_area,
     };
     insert_parts(world, mesh, cells, relaxed.lloyd_area_cv)
+}
+
+/// A ring point as the world's `region_polygon` keeps it: for drawing, in f32 (a 16,000th of
+/// a pixel at 1024 px; 6 mm on a 100 km map).
+fn narrow(p: [f64; 2]) -> [f32; 2] {
+    [p[0] as f32, p[1] as f32]
 }
 
 /// The layers of [`insert_mesh`] from their parts (the rings already `f32`).

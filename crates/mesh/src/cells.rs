@@ -273,7 +273,10 @@ pub fn polygons<P: Copy + Default + Send + Sync>(
         .into_par_iter()
         .zip(blocks.par_iter())
         .for_each(|(place, (_, pts, _))| place.copy_from_slice(pts));
-    let areas = blocks.into_iter().flat_map(|(_, _, a)| a).collect();
+    let mut areas = Vec::with_capacity(n);
+    for (_, _, block) in blocks {
+        areas.extend(block);
+    }
     Polygons {
         offsets,
         points,

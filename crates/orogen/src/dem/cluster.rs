@@ -749,6 +749,43 @@ fn write_tile<T: OutCell>(
     Ok(())
 }
 
+/// `n` distinct local ports free now for the workers' listeners: below the kernel's ephemeral
+/// range where it is known (Linux), so that the workers' own outgoing connections, which take
+/// their local ports from that range, cannot take one before its worker listens on it (ports
+/// handed out by `bind(0)` lie in that range, and a worker of the four-process test once
+/// failed with "Address already in use").
+/// Each port is held until all are found, so no two are the same.
+fn listen_ports(n: usize) -> std::io::Result<Vec<u16>> {
+    use std::net::TcpListener;
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .filter(|&low| low > 12_000);
+    let mut held = Vec::with_capacity(n);
+    if let Some(low) = ephemeral_low {
+        // From a place that depends on the process, so that clusters started side by side try
+        // different ports first.
+        let span = u32::from(low - 10_000);
+        let start = std::process::id() % span;
+        for k in 0..span {
+            if held.len() == n {
+                break;
+            }
+            let port = 10_000 + ((start + k) % span) as u16;
+            if let Ok(listener) = TcpListener::bind(("127.0.0.1", port)) {
+                held.push(listener);
+            }
+        }
+    }
+    // Elsewhere (or with the low range full), the kernel's choice.
+    while held.len() < n {
+        held.push(TcpListener::bind("127.0.0.1:0")?);
+    }
+    held.iter()
+        .map(|l| l.local_addr().map(|a| a.port()))
+        .collect()
+}
+
 /// `orogen dem fill|d8|accumulate --workers N`: starts N processes of this binary running
 /// `orogen dem COMMAND` on this host (timely's `-n N -p I -h HOSTFILE`, free local ports) and
 /// waits for them; process 0 prints the summary line (unless `quiet`). A process that fails
@@ -776,14 +813,7 @@ pub fn local_cluster(
         ));
     }
     NpyGrid::open(input)?;
-    let ports: Vec<u16> = (0..workers)
-        .map(|_| {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map(|a| a.port())
-        })
-        .collect::<Result<_, _>>()
-        .map_err(|e| failed(format!("no free local port: {e}")))?;
+    let ports = listen_ports(workers).map_err(|e| failed(format!("no free local port: {e}")))?;
     let hosts = std::env::temp_dir().join(format!("orogen-hosts-{}.txt", std::process::id()));
     let lines: String = ports.iter().map(|p| format!("127.0.0.1:{p}\n")).collect();
     std::fs::write(&hosts, lines).map_err(|e| failed(e.to_string()))?;
@@ -863,6 +893,29 @@ pub fn local_cluster(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The workers' ports are distinct, free, and on Linux below the ephemeral range that
+    /// outgoing connections take their ports from.
+    #[test]
+    fn listen_ports_are_distinct_free_and_below_the_ephemeral_range() {
+        let ports = listen_ports(6).unwrap();
+        let mut distinct = ports.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 6, "{ports:?}");
+        for &port in &ports {
+            std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+        }
+        if let Ok(range) = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range") {
+            let low: u16 = range.split_whitespace().next().unwrap().parse().unwrap();
+            if low > 12_000 {
+                assert!(
+                    ports.iter().all(|&p| (10_000..low).contains(&p)),
+                    "{ports:?}"
+                );
+            }
+        }
+    }
 
     /// `write_npy` against `ndarray-npy`'s writer, for arrays of several 1 MiB blocks whose size
     /// is no multiple of a block, in each output type.

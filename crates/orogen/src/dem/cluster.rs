@@ -749,6 +749,15 @@ fn write_tile<T: OutCell>(
     Ok(())
 }
 
+/// The first port of the kernel's ephemeral range (Linux), when there are at least 2,000 ports
+/// below it from 10,000 up for [`listen_ports`] to take.
+fn ephemeral_low() -> Option<u16> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .filter(|&low| low > 12_000)
+}
+
 /// `n` distinct local ports free now for the workers' listeners: below the kernel's ephemeral
 /// range where it is known (Linux), so that the workers' own outgoing connections, which take
 /// their local ports from that range, cannot take one before its worker listens on it (ports
@@ -757,12 +766,8 @@ fn write_tile<T: OutCell>(
 /// Each port is held until all are found, so no two are the same.
 fn listen_ports(n: usize) -> std::io::Result<Vec<u16>> {
     use std::net::TcpListener;
-    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
-        .ok()
-        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
-        .filter(|&low| low > 12_000);
     let mut held = Vec::with_capacity(n);
-    if let Some(low) = ephemeral_low {
+    if let Some(low) = ephemeral_low() {
         // From a place that depends on the process, so that clusters started side by side try
         // different ports first.
         let span = u32::from(low - 10_000);
@@ -906,14 +911,12 @@ mod tests {
         for &port in &ports {
             std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
         }
-        if let Ok(range) = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range") {
-            let low: u16 = range.split_whitespace().next().unwrap().parse().unwrap();
-            if low > 12_000 {
-                assert!(
-                    ports.iter().all(|&p| (10_000..low).contains(&p)),
-                    "{ports:?}"
-                );
-            }
+        // On Linux: below the ephemeral range (elsewhere the kernel's choice, in it).
+        if let Some(low) = ephemeral_low() {
+            assert!(
+                ports.iter().all(|&p| (10_000..low).contains(&p)),
+                "{ports:?}"
+            );
         }
     }
 

@@ -509,12 +509,22 @@ fn coord(p: [f64; 2]) -> robust::Coord<f64> {
 impl Delaunay {
     /// The same triangulation with its triangles reordered: triangle `k` becomes old triangle
     /// `order[k]` (a permutation).
-    pub fn permuted(&self, order: &[u32]) -> Delaunay {
-        self.permute(order, self.start.len())
+    pub fn permuted(self, order: &[u32]) -> Delaunay {
+        let n = self.start.len();
+        self.permute(order, n)
     }
 
-    /// [`Delaunay::permuted`] for a triangulation of `n` sites, indexed or not.
-    pub(crate) fn permute(&self, order: &[u32], n: usize) -> Delaunay {
+    /// [`Delaunay::permuted`] for a triangulation of `n` sites, indexed or not. The new
+    /// half-edges are written into the old triangles' buffer (three `u32` a triangle, as many
+    /// as the half-edges), the sites' arrays refilled: at 4,000,000 cells 120 MB of pages
+    /// touched already instead of fresh ones.
+    pub(crate) fn permute(self, order: &[u32], n: usize) -> Delaunay {
+        let Delaunay {
+            triangles: old_triangles,
+            opposite: old_opposite,
+            start,
+            degree,
+        } = self;
         let mut new_of_old = vec![0u32; order.len()];
         for (k, &t) in order.iter().enumerate() {
             new_of_old[t as usize] = k as u32;
@@ -528,23 +538,25 @@ impl Delaunay {
         };
         let triangles = order
             .par_iter()
-            .map(|&t| self.triangles[t as usize])
+            .map(|&t| old_triangles[t as usize])
             .collect();
-        // Filled in place (a flat-mapped collect grows a list of vectors and copies them).
-        let mut opposite = vec![NONE; 3 * order.len()];
+        // Every slot written, in place (a flat-mapped collect grows a list of vectors and
+        // copies them).
+        let mut opposite = old_triangles.into_flattened();
         opposite
             .par_chunks_mut(3)
             .zip(order.par_iter())
             .for_each(|(out, &t)| {
                 for (j, slot) in out.iter_mut().enumerate() {
-                    *slot = remap(self.opposite[3 * t as usize + j]);
+                    *slot = remap(old_opposite[3 * t as usize + j]);
                 }
             });
+        drop(old_opposite);
         let mut del = Delaunay {
             triangles,
             opposite,
-            start: Vec::new(),
-            degree: Vec::new(),
+            start,
+            degree,
         };
         del.index_sites(n);
         del

@@ -204,11 +204,24 @@ fn spread(mut v: u64) -> u64 {
 /// The permutation that sorts points in Z-order over the map (ties by index): `order[k]` is the
 /// input index of the `k`-th point.
 pub fn zorder_permutation(points: &[[f64; 2]], width: f64, height: f64) -> Vec<u32> {
+    zorder_permutation_of(points.len(), |i| points[i], width, height)
+}
+
+/// [`zorder_permutation`] of the `n` points `point(0)`, `point(1)`, ... computed as they are
+/// keyed (no array of them).
+pub(crate) fn zorder_permutation_of(
+    n: usize,
+    point: impl Fn(usize) -> [f64; 2] + Sync,
+    width: f64,
+    height: f64,
+) -> Vec<u32> {
     let (inv_w, inv_h) = (1.0 / width, 1.0 / height);
-    let keyed: Vec<(u64, u32)> = points
-        .par_iter()
-        .enumerate()
-        .map(|(i, p)| (morton(p[0], p[1], inv_w, inv_h), i as u32))
+    let keyed: Vec<(u64, u32)> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let p = point(i);
+            (morton(p[0], p[1], inv_w, inv_h), i as u32)
+        })
         .collect();
     bucket_sort(keyed).par_iter().map(|&(_, i)| i).collect()
 }

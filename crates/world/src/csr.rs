@@ -121,6 +121,18 @@ impl Csr {
 /// The one structural check of CSR data: offsets start at 0, never decrease and end at
 /// `values.len()`; every value is below `bound` (when given).
 fn check_parts(offsets: &[u32], values: &[u32], bound: Option<usize>) -> Result<(), String> {
+    check_offsets(offsets, values.len())?;
+    if let Some(bound) = bound
+        && values.iter().fold(0u32, |m, &v| m.max(v)) as usize >= bound
+        && let Some(bad) = values.iter().find(|&&v| v as usize >= bound)
+    {
+        return Err(format!("index {bad} out of range (must be below {bound})"));
+    }
+    Ok(())
+}
+
+/// The offsets' part of [`check_parts`]: they start at 0, never decrease and end at `n_values`.
+pub(crate) fn check_offsets(offsets: &[u32], n_values: usize) -> Result<(), String> {
     if offsets.is_empty() {
         return Err("offsets are empty (need at least one entry, 0)".into());
     }
@@ -134,17 +146,10 @@ fn check_parts(offsets: &[u32], values: &[u32], bound: Option<usize>) -> Result<
         return Err(format!("offsets decrease at entry {i}"));
     }
     let last = offsets[offsets.len() - 1] as usize;
-    if last != values.len() {
+    if last != n_values {
         return Err(format!(
-            "offsets end at {last} but there are {} values",
-            values.len()
+            "offsets end at {last} but there are {n_values} values"
         ));
-    }
-    if let Some(bound) = bound
-        && values.iter().fold(0u32, |m, &v| m.max(v)) as usize >= bound
-        && let Some(bad) = values.iter().find(|&&v| v as usize >= bound)
-    {
-        return Err(format!("index {bad} out of range (must be below {bound})"));
     }
     Ok(())
 }

@@ -285,11 +285,10 @@ impl World {
                         offsets.len().saturating_sub(1)
                     ));
                 }
-                let csr = crate::Csr {
-                    offsets: offsets.clone(),
-                    values: ndarray::Array1::zeros(shape[0]),
-                };
-                csr.check(None)?;
+                // Checked where they lie, without a copy of them and a zeroed array of the
+                // values' length.
+                let offsets = offsets.as_slice().ok_or("offsets are not contiguous")?;
+                crate::csr::check_offsets(offsets, shape[0])?;
             }
             None => {
                 if let Some(n) = count(layer.domain)?

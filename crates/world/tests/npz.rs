@@ -153,6 +153,39 @@ fn layer_lengths_are_checked_against_the_mesh() {
         )
         .unwrap_err();
     assert!(err.to_string().contains("out of range"), "{err}");
+    // A ragged layer's offsets: ending short of its values, decreasing, not starting at 0, or
+    // one list too few for the regions.
+    for (offsets, problem) in [
+        (
+            vec![0u32, 1, 2, 3, 4, 5],
+            "offsets end at 5 but there are 6 values",
+        ),
+        (vec![0, 2, 1, 3, 4, 6], "offsets decrease at entry 2"),
+        (vec![1, 2, 3, 4, 5, 6], "offsets start at 1"),
+        (vec![0, 2, 3, 4, 6], "has 4 lists, expected 5"),
+    ] {
+        let err = world
+            .insert_layer(
+                "bad_lists",
+                Layer::ragged(
+                    Domain::Region,
+                    ndarray::Array1::from(offsets),
+                    ndarray::Array1::from(vec![1.0f32; 6]).into_dyn(),
+                ),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains(problem), "{err}");
+    }
+    world
+        .insert_layer(
+            "good_lists",
+            Layer::ragged(
+                Domain::Region,
+                ndarray::Array1::from(vec![0u32, 2, 2, 3, 4, 6]),
+                ndarray::Array1::from(vec![1.0f32; 6]).into_dyn(),
+            ),
+        )
+        .unwrap();
     assert!(matches!(
         world.view1::<f32>("moisture"),
         Err(WorldError::MissingLayer { .. })

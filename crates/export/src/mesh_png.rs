@@ -42,16 +42,33 @@ fn elevation_colour(e: f32) -> [f32; 3] {
 
 /// Renders the mesh as an `ny x nx x 3` RGB image over `grid` (pixel centres).
 pub fn render_mesh(world: &World, grid: &PixelGrid) -> Result<Array3<u8>, ExportError> {
+    // f32 rings, as the mesh stage writes them; f64 from worlds saved before 2026-12-03. The
+    // points are read twice a cell: a call through a boxed function each, with its index
+    // checks, was a quarter of the image's time.
+    match world.view2::<f32>("region_polygon") {
+        Ok(p) => {
+            // Borrowed as it lies (a world's layers are row-major), copied otherwise.
+            let p = p.as_standard_layout();
+            let s = p.as_slice().expect("a standard layout is contiguous");
+            render_rings(world, grid, |i| {
+                [f64::from(s[2 * i]), f64::from(s[2 * i + 1])]
+            })
+        }
+        Err(e) => match world.view2::<f64>("region_polygon") {
+            Ok(p) => render_rings(world, grid, |i| [p[[i, 0]], p[[i, 1]]]),
+            Err(_) => Err(e.into()),
+        },
+    }
+}
+
+/// [`render_mesh`] with the rings' points read by `point` (map units).
+fn render_rings(
+    world: &World,
+    grid: &PixelGrid,
+    point: impl Fn(usize) -> [f64; 2],
+) -> Result<Array3<u8>, ExportError> {
     let mesh = world.mesh()?;
     let offsets = world.offsets("region_polygon")?;
-    // f32 rings, as the mesh stage writes them; f64 from worlds saved before 2026-12-03.
-    let point: Box<dyn Fn(usize) -> [f64; 2]> = match world.view2::<f32>("region_polygon") {
-        Ok(p) => Box::new(move |i| [f64::from(p[[i, 0]]), f64::from(p[[i, 1]])]),
-        Err(e) => match world.view2::<f64>("region_polygon") {
-            Ok(p) => Box::new(move |i| [p[[i, 0]], p[[i, 1]]]),
-            Err(_) => return Err(e.into()),
-        },
-    };
     let elevation = match world.view1::<f32>("region_elevation") {
         Ok(v) => Some(v),
         Err(WorldError::MissingLayer { .. }) => None,

@@ -7,6 +7,8 @@
 //!
 //! Exit codes: 0 on success, 2 on invalid input, 1 on internal failure. Errors print one line.
 
+mod allocator;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -682,6 +684,12 @@ fn main() -> ExitCode {
         .subcommand()
         .map(|(_, m)| m.clone())
         .unwrap_or_default();
+    // A batch run keeps the memory it frees (before any thread starts); the playground's
+    // server runs for hours and returns it.
+    if !matches!(cli.command, Command::Serve(_)) {
+        let kept = allocator::keep_memory();
+        tracing::debug!("allocator: {kept:?}");
+    }
     // A panic is an internal failure: one line (report_panic), exit code 1.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&cli.command, &sub)))
         .unwrap_or(ExitCode::from(1))

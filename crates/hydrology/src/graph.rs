@@ -184,19 +184,32 @@ pub fn mesh_outlets(mesh: &DualMesh, region_water: &[u8]) -> Result<Vec<bool>, E
 
 /// Runs the whole stage on a world's mesh and layers without touching the world.
 pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
+    compute_with(world, params, true)
+}
+
+/// [`compute`]; without `input_copy` the result's `corner_elevation` is empty unless carving
+/// lowered it ([`run`] writes it back only then: no copy of the input to drop).
+fn compute_with(world: &World, params: &Params, input_copy: bool) -> Result<Hydrology, Error> {
     params.validate()?;
     let mesh = world.mesh()?;
     let n_corners = mesh.n_corners();
     let n_regions = mesh.n_regions();
+    // The layers read where they lie (a world's layers are row-major; copied otherwise).
     let corner_elevation = world.view1::<f32>("corner_elevation")?;
     let region_elevation = world.view1::<f32>("region_elevation")?;
     let region_water = world.view1::<u8>("region_water")?;
-    let corner_elevation: Vec<f32> = corner_elevation.iter().copied().collect();
-    let region_elevation: Vec<f32> = region_elevation.iter().copied().collect();
-    let region_water: Vec<u8> = region_water.iter().copied().collect();
-    let is_outlet = mesh_outlets(mesh, &region_water)?;
+    let (corner_elevation, region_elevation, region_water) = (
+        corner_elevation.as_standard_layout(),
+        region_elevation.as_standard_layout(),
+        region_water.as_standard_layout(),
+    );
+    let slice = "a standard layout is contiguous";
+    let corner_elevation = corner_elevation.as_slice().expect(slice);
+    let region_elevation = region_elevation.as_slice().expect(slice);
+    let region_water = region_water.as_slice().expect(slice);
+    let is_outlet = mesh_outlets(mesh, region_water)?;
     let corner_graph = CsrGraph::from_csr(&mesh.corner_neighbors)?;
-    let mut routing = priority_flood(corner_graph, &corner_elevation, &is_outlet)?;
+    let mut routing = priority_flood(corner_graph, corner_elevation, &is_outlet)?;
     if routing.n_unreached > 0 {
         return Err(Error::Input(format!(
             "{} corners are not connected to any outlet",
@@ -216,8 +229,8 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
             let lakes = find_lakes(
                 CsrGraph::from_csr(&mesh.region_neighbors)?,
                 CsrGraph::from_csr_relation(&mesh.region_corners, n_corners)?,
-                &region_elevation,
-                &region_water,
+                region_elevation,
+                region_water,
                 &routing.filled,
                 &spill,
                 params.min_lake_regions,
@@ -225,7 +238,7 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
             debug_assert_eq!(lakes.region_lake.len(), n_regions);
             let carved = if params.depressions == Depressions::Carve {
                 let keep: Vec<bool> = lakes.corner_lake.iter().map(|&l| l >= 0).collect();
-                Some(carve(&routing, &corner_elevation, &keep)?)
+                Some(carve(&routing, corner_elevation, &keep)?)
             } else {
                 None
             };
@@ -241,13 +254,15 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
     let (lakes, carved) = lakes_and_carved?;
     let (hops, sea_distance) = distances?;
     let flow = flow?;
-    let mut elevation_out = corner_elevation;
-    if let Some(carved) = carved {
-        for (e, &c) in elevation_out.iter_mut().zip(&carved) {
-            *e = e.min(c);
-        }
+    let carved_elevation = carved.map(|carved| {
+        let lowered = corner_elevation
+            .iter()
+            .zip(&carved)
+            .map(|(&e, &c)| e.min(c))
+            .collect();
         routing.filled = carved;
-    }
+        lowered
+    });
     let is_land: Vec<bool> = is_outlet.iter().map(|&o| !o).collect();
     let spacing = (world.meta.width * world.meta.height / n_regions.max(1) as f64).sqrt();
     let rivers = select_rivers(
@@ -264,9 +279,15 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
         },
         &params.selection,
     )?;
+    // The input's copy made last, when the stage's scratch is free to take it.
+    let corner_elevation = match carved_elevation {
+        Some(lowered) => lowered,
+        None if input_copy => corner_elevation.to_vec(),
+        None => Vec::new(),
+    };
     Ok(Hydrology {
         routing,
-        corner_elevation: elevation_out,
+        corner_elevation,
         is_outlet,
         lakes,
         hops,
@@ -290,7 +311,7 @@ pub fn compute(world: &World, params: &Params) -> Result<Hydrology, Error> {
 /// the segment to the next vertex lies on a lake). In carve mode `corner_elevation` is lowered
 /// along the carved paths.
 pub fn run(world: &mut World, params: &Params) -> Result<(), Error> {
-    let h = compute(world, params)?;
+    let h = compute_with(world, params, false)?;
     let n_corners = h.flow.len();
     let dyn1 = |v: Vec<f32>| Array1::from(v).into_dyn();
     if params.depressions == Depressions::Carve {

@@ -254,3 +254,20 @@ fn bad_params_and_missing_layers_are_errors() {
     assert_eq!(p.selection.main.top_fraction, 0.07);
     assert!(serde_json::from_str::<Params>(r#"{"lakes":3}"#).is_err());
 }
+
+#[test]
+fn compute_returns_the_input_elevation_or_the_carved_one_the_stage_writes() {
+    let world = island_world(100, 2);
+    let input = f32s(&world, "corner_elevation");
+    let filled = graph::compute(&world, &Params::default()).unwrap();
+    assert_eq!(filled.corner_elevation, input);
+    let carve = Params {
+        depressions: Depressions::Carve,
+        ..Params::default()
+    };
+    let carved = graph::compute(&world, &carve).unwrap();
+    assert_ne!(carved.corner_elevation, input, "nothing carved");
+    let mut staged = world.clone();
+    graph::run(&mut staged, &carve).unwrap();
+    assert_eq!(carved.corner_elevation, f32s(&staged, "corner_elevation"));
+}

@@ -254,3 +254,75 @@ fn the_world_file_io_is_behind_the_npz_feature() {
             .any(|n| n == "zip")
     );
 }
+
+/// The library crates forbid `unsafe` (the workspace's lints); only the `orogen` binary denies
+/// it instead, with its other lints the workspace's, so that its one call into the C library's
+/// allocator (`crates/cli/src/allocator.rs`, docs/architecture.md) is allowed where it stands.
+#[test]
+fn only_the_binary_s_allocator_may_use_unsafe() {
+    let root = workspace_root();
+    let read = |path: &std::path::Path| -> toml::Table {
+        toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let workspace = read(&root.join("Cargo.toml"));
+    let lints = workspace["workspace"]["lints"].as_table().unwrap();
+    assert_eq!(lints["rust"]["unsafe_code"].as_str(), Some("forbid"));
+    let members = workspace["workspace"]["members"].as_array().unwrap();
+    let mut manifests: Vec<std::path::PathBuf> = Vec::new();
+    for member in members {
+        let member = member.as_str().unwrap();
+        match member.strip_suffix("/*") {
+            Some(dir) => {
+                for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                    let manifest = entry.unwrap().path().join("Cargo.toml");
+                    if manifest.exists() {
+                        manifests.push(manifest);
+                    }
+                }
+            }
+            None => manifests.push(root.join(member).join("Cargo.toml")),
+        }
+    }
+    assert!(manifests.len() >= 12, "{manifests:?}");
+    for manifest in &manifests {
+        let table = read(manifest);
+        let name = table["package"]["name"].as_str().unwrap().to_owned();
+        if name == "orogen-cli" {
+            let mut own = table["lints"].as_table().unwrap().clone();
+            let rust = own["rust"].as_table_mut().unwrap();
+            assert_eq!(
+                rust.remove("unsafe_code")
+                    .and_then(|v| v.as_str().map(str::to_owned)),
+                Some("deny".to_owned())
+            );
+            let mut expected = lints.clone();
+            expected["rust"]
+                .as_table_mut()
+                .unwrap()
+                .remove("unsafe_code");
+            assert_eq!(
+                own, expected,
+                "orogen-cli's lints are the workspace's but unsafe_code"
+            );
+        } else {
+            assert_eq!(
+                table.get("lints").and_then(|l| l.get("workspace")),
+                Some(&toml::Value::Boolean(true)),
+                "{name} takes the workspace's lints"
+            );
+        }
+    }
+    // In the binary, `unsafe` only in its allocator module.
+    let src = root.join("crates/cli/src");
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let uses = text.contains("unsafe {") || text.contains("allow(unsafe_code)");
+        assert_eq!(
+            uses,
+            path.file_name().unwrap() == "allocator.rs",
+            "{}",
+            path.display()
+        );
+    }
+}

@@ -482,9 +482,10 @@ fn generate(args: &GenerateArgs, matches: &ArgMatches) -> Result<(), Error> {
         bar.set_message(stage);
         done += 1;
     };
-    // On one of rayon's threads rather than this one: the serial parts then allocate where the
-    // parallel ones do, and glibc keeps freed memory in two per-thread arenas instead of three
-    // (at 1,000,000 cells the peak falls by about 30 MiB; docs/performance.md).
+    // On one of rayon's threads rather than this one: with glibc's own arenas (a user's own
+    // GLIBC_TUNABLES for malloc; `allocator` sets one arena otherwise) the serial parts then
+    // allocate where the parallel ones do, and glibc keeps freed memory in two per-thread
+    // arenas instead of three (at 1,000,000 cells the peak falls by about 30 MiB).
     let (run, ()) = rayon::join(
         || orogen::generate_run(&config, &args.run.out, &mut on_stage),
         || (),

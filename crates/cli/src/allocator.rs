@@ -7,8 +7,9 @@
 //! arrays are new pages the kernel must clear, and on a virtual machine whose host takes back
 //! the freed pages, dear ones (`docs/performance.md`, "One arena, kept"). For a process that
 //! exits when the run ends, one arena that never returns memory reuses every freed page
-//! instead: measured here, the mesh and hydrology stages at 4,000,000 cells about twice as
-//! fast, every run a few percent faster, and no peak higher.
+//! instead: measured here, hydrology at 4,000,000 cells about twice as fast and the mesh a
+//! fifth faster, a run of 50,000 or 1,000,000 cells a few percent faster, 4096 px images a
+//! tenth, and every peak within a few MiB of glibc's defaults (lower at 1,000,000 cells).
 //!
 //! This is the binary's only `unsafe` (the library crates forbid it): libraries run in their
 //! callers' processes and must not set their allocator. A user's own `GLIBC_TUNABLES` for

@@ -516,8 +516,8 @@ impl Delaunay {
 
     /// [`Delaunay::permuted`] for a triangulation of `n` sites, indexed or not. The new
     /// half-edges are written into the old triangles' buffer (three `u32` a triangle, as many
-    /// as the half-edges), the sites' arrays refilled: at 4,000,000 cells 120 MB of pages
-    /// touched already instead of fresh ones.
+    /// as the half-edges), the sites' arrays refilled: at 4,000,000 cells about 130 MB of
+    /// pages touched already instead of fresh ones.
     pub(crate) fn permute(self, order: &[u32], n: usize) -> Delaunay {
         let Delaunay {
             triangles: old_triangles,

@@ -5,7 +5,9 @@
 mod graph_util;
 
 use graph_util::{check_hydrology, f32s, island_world, splitmix, u8s, unit};
-use orogen_hydrology::graph::{self, CsrGraph, Depressions, Params, accumulate, priority_flood};
+use orogen_hydrology::graph::{
+    self, CsrGraph, Depressions, Params, accumulate, accumulate_by, priority_flood,
+};
 
 fn rng_graph(n: usize, seed: u64) -> (Vec<u32>, Vec<u32>, Vec<f32>, Vec<bool>) {
     // A random connected graph: a random spanning tree plus extra random edges.
@@ -85,25 +87,32 @@ fn flow_is_the_same_for_one_and_two_threads_and_counts_upstream_nodes() {
     let (offsets, targets, elev, outlet) = rng_graph(n, 99);
     let graph = CsrGraph::new(&offsets, &targets).unwrap();
     let r = priority_flood(graph, &elev, &outlet).unwrap();
-    let contribution: Vec<u32> = outlet.iter().map(|&o| u32::from(!o)).collect();
-    let run = |threads| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| accumulate(&r.downstream, &r.order, &contribution).unwrap())
-    };
-    let one = run(1);
-    assert_eq!(one, run(2));
-    let mut expect = vec![0u64; n];
-    for (i, &c) in contribution.iter().enumerate() {
-        let mut cur = i as i32;
-        while cur >= 0 {
-            expect[cur as usize] += u64::from(c);
-            cur = r.downstream[cur as usize];
+    // Contributions whose total fits a `u32` (summed in one), and ones whose sums pass it (each
+    // of these alone fits, two together do not).
+    for scale in [1, 3_000_000_000u32] {
+        let contribution: Vec<u32> = outlet.iter().map(|&o| scale * u32::from(!o)).collect();
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| accumulate(&r.downstream, &r.order, &contribution).unwrap())
+        };
+        let one = run(1);
+        assert_eq!(one, run(2));
+        let mut expect = vec![0u64; n];
+        for (i, &c) in contribution.iter().enumerate() {
+            let mut cur = i as i32;
+            while cur >= 0 {
+                expect[cur as usize] += u64::from(c);
+                cur = r.downstream[cur as usize];
+            }
         }
+        assert!(expect.iter().any(|&f| f > u64::from(u32::MAX)) == (scale > 1));
+        assert_eq!(one, expect, "scale {scale}");
+        let by = accumulate_by(&r.downstream, &r.order, |c| contribution[c]).unwrap();
+        assert_eq!(by, expect, "scale {scale}");
     }
-    assert_eq!(one, expect);
 }
 
 #[test]

@@ -91,87 +91,78 @@ pub fn accumulate_by(
             let d = downstream[c as usize];
             *out = if d < 0 { u32::MAX } else { pos[d as usize] };
         });
-    // Each sum is at most the contributions' total: summed in `u32` when that fits (half the
-    // memory of `u64`: 32 MB at 8,000,000 nodes), the same values.
+    // Each sum is at most the contributions' total: summed in `u32` when that fits (the same
+    // values).
     let total: u64 = (0..n)
         .into_par_iter()
         .map(|c| u64::from(contribution(c)))
         .sum();
-    let basins = Basins {
-        perm,
-        pos,
-        down_pos,
-        start,
-    };
-    Ok(if total <= u64::from(u32::MAX) {
-        basins.sum::<u32>(&contribution)
+    if total <= u64::from(u32::MAX) {
+        // The contributions written over the sorted nodes (no fresh array for them), the
+        // sums gathered back over each node's position: two arrays of `u32` where `u64`
+        // sums took four times the space.
+        let mut flow = perm;
+        flow.par_iter_mut()
+            .for_each(|c| *c = contribution(*c as usize));
+        sum_basins(&mut flow, &down_pos, &start);
+        drop(down_pos);
+        let mut by_node = pos;
+        by_node.par_iter_mut().for_each(|p| *p = flow[*p as usize]);
+        drop(flow);
+        Ok(by_node.into_par_iter().map(u64::from).collect())
     } else {
-        basins.sum::<u64>(&contribution)
-    })
-}
-
-/// The nodes sorted by basin (each basin's downstream-first): `perm` the node at each
-/// position, `pos` each node's position, `down_pos` each position's downstream position
-/// (`u32::MAX` at roots), `start` each basin's first position (and the end).
-struct Basins {
-    perm: Vec<u32>,
-    pos: Vec<u32>,
-    down_pos: Vec<u32>,
-    start: Vec<u32>,
-}
-
-impl Basins {
-    /// Every node's flow, summed in `T` (which must hold every sum).
-    fn sum<T>(self, contribution: &(impl Fn(usize) -> u32 + Sync)) -> Vec<u64>
-    where
-        T: Copy + Send + Sync + std::ops::AddAssign + From<u32> + Into<u64>,
-    {
-        let Basins {
-            perm,
-            pos,
-            down_pos,
-            start,
-        } = self;
-        let n = perm.len();
-        let n_basins = start.len() - 1;
-        let mut flow_perm: Vec<T> = perm
+        let mut flow: Vec<u64> = perm
             .par_iter()
-            .map(|&c| T::from(contribution(c as usize)))
+            .map(|&c| u64::from(contribution(c as usize)))
             .collect();
-        // Consecutive basins grouped into chunks of at least `min_chunk` nodes: every
-        // downstream link stays inside its basin, so each chunk sums on its own.
-        let min_chunk = (n / 64).max(4096);
-        let mut chunks = Vec::new();
-        let mut rest = flow_perm.as_mut_slice();
-        let mut first = 0usize;
-        let mut b = 0usize;
-        while b < n_basins {
-            let mut end = start[b + 1] as usize;
-            b += 1;
-            while end - first < min_chunk && b < n_basins {
-                end = start[b + 1] as usize;
-                b += 1;
-            }
-            let (head, tail) = rest.split_at_mut(end - first);
-            chunks.push((first, head));
-            rest = tail;
-            first = end;
-        }
-        chunks.into_par_iter().for_each(|(first, flow)| {
-            for i in (0..flow.len()).rev() {
-                let d = down_pos[first + i];
-                if d != u32::MAX {
-                    let f = flow[i];
-                    flow[d as usize - first] += f;
-                }
-            }
-        });
-        drop((down_pos, perm));
-        (0..n)
+        drop(perm);
+        sum_basins(&mut flow, &down_pos, &start);
+        drop(down_pos);
+        Ok((0..n)
             .into_par_iter()
-            .map(|c| flow_perm[pos[c] as usize].into())
-            .collect()
+            .map(|c| flow[pos[c] as usize])
+            .collect())
     }
+}
+
+/// Adds each position's flow into its downstream position's (`down_pos`, `u32::MAX` at
+/// roots), upstream first, basin by basin (`start`: each basin's first position, and the end);
+/// `T` must hold every sum.
+fn sum_basins<T: Copy + Send + std::ops::AddAssign>(
+    flow: &mut [T],
+    down_pos: &[u32],
+    start: &[u32],
+) {
+    let n = flow.len();
+    let n_basins = start.len() - 1;
+    // Consecutive basins grouped into chunks of at least `min_chunk` nodes: every downstream
+    // link stays inside its basin, so each chunk sums on its own.
+    let min_chunk = (n / 64).max(4096);
+    let mut chunks = Vec::new();
+    let mut rest = flow;
+    let mut first = 0usize;
+    let mut b = 0usize;
+    while b < n_basins {
+        let mut end = start[b + 1] as usize;
+        b += 1;
+        while end - first < min_chunk && b < n_basins {
+            end = start[b + 1] as usize;
+            b += 1;
+        }
+        let (head, tail) = rest.split_at_mut(end - first);
+        chunks.push((first, head));
+        rest = tail;
+        first = end;
+    }
+    chunks.into_par_iter().for_each(|(first, flow)| {
+        for i in (0..flow.len()).rev() {
+            let d = down_pos[first + i];
+            if d != u32::MAX {
+                let f = flow[i];
+                flow[d as usize - first] += f;
+            }
+        }
+    });
 }
 
 #[cfg(test)]

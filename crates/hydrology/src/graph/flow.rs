@@ -98,9 +98,9 @@ pub fn accumulate_by(
         .map(|c| u64::from(contribution(c)))
         .sum();
     if total <= u64::from(u32::MAX) {
-        // The contributions written over the sorted nodes (no fresh array for them), the
-        // sums gathered back over each node's position: two arrays of `u32` where `u64`
-        // sums took four times the space.
+        // The contributions written over the sorted nodes and the sums gathered back over
+        // each node's position: no array beyond the sort's until the flow is widened to
+        // `u64` (12 bytes a node at the peak; the `u64` path below takes 20).
         let mut flow = perm;
         flow.par_iter_mut()
             .for_each(|c| *c = contribution(*c as usize));

@@ -121,12 +121,15 @@ pub(crate) fn flood_into<T: Level, G: Neighbours>(
             if is_target(j) {
                 targets -= 1;
             }
-            if z[j] <= level {
+            // `z[j]`, read from `filled` (which holds it until `j` is entered): one array
+            // fewer touched a node, in an order that jumps across the map.
+            let zj = filled[j];
+            if zj <= level {
                 filled[j] = level;
                 pit.push_back(j as u32);
             } else {
                 // Above `level`, so above every key popped so far.
-                queue.push(z[j].key(), j as u32);
+                queue.push(zj.key(), j as u32);
             }
         });
     }

@@ -153,7 +153,14 @@ impl World {
     }
 
     /// Adds or replaces any layer after checking its shape and indices against the mesh.
-    pub fn insert_layer(&mut self, name: &str, layer: Layer) -> Result<(), WorldError> {
+    pub fn insert_layer(&mut self, name: &str, mut layer: Layer) -> Result<(), WorldError> {
+        // Offsets are kept contiguous ([`World::offsets`] lends them as a slice): a strided
+        // array is copied once here.
+        if let Some(offsets) = &mut layer.offsets
+            && !offsets.is_standard_layout()
+        {
+            *offsets = offsets.as_standard_layout().into_owned();
+        }
         self.check_layer(name, &layer)
             .map_err(|problem| WorldError::BadLayer {
                 name: name.to_owned(),

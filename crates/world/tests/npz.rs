@@ -186,6 +186,22 @@ fn layer_lengths_are_checked_against_the_mesh() {
             ),
         )
         .unwrap();
+    // Offsets in a strided array (every other entry of a longer one) are taken, and lent back
+    // as a slice.
+    let mut strided = ndarray::Array1::from(vec![0u32, 9, 2, 9, 2, 9, 3, 9, 4, 9, 6]);
+    strided.slice_axis_inplace(ndarray::Axis(0), ndarray::Slice::new(0, None, 2));
+    assert!(!strided.is_standard_layout());
+    world
+        .insert_layer(
+            "strided_lists",
+            Layer::ragged(
+                Domain::Region,
+                strided,
+                ndarray::Array1::from(vec![1.0f32; 6]).into_dyn(),
+            ),
+        )
+        .unwrap();
+    assert_eq!(world.offsets("strided_lists").unwrap(), &[0, 2, 2, 3, 4, 6]);
     assert!(matches!(
         world.view1::<f32>("moisture"),
         Err(WorldError::MissingLayer { .. })
